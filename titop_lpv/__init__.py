@@ -1,0 +1,80 @@
+"""titop_lpv: nonlinear TITOP models of rigid multibody systems.
+
+Build a model from a file or with the :class:`System` builder, then simulate it,
+evaluate its dynamics (batched, complex-step safe) and analyse it::
+
+    import titop_lpv as tl
+    model = tl.load_model("examples/balloon.toml")
+    traj = tl.simulate(model, (0.0, 20.0))
+    traj.plot(["balloon_x", "balloon_y", "slider_q"])
+"""
+
+from .dynamics import (
+    InverseDynamics,
+    energy,
+    inverse_dynamics,
+    mass_matrix,
+    motion_vector,
+    velocity_names,
+)
+from .exceptions import (
+    DynamicsError,
+    ModelError,
+    ModelFileError,
+    ShapeError,
+    TitopError,
+    UnknownNameError,
+)
+from .model import (
+    Body,
+    Buoyancy,
+    Force,
+    Free,
+    Model,
+    Output,
+    Parameter,
+    Prismatic,
+    Revolute,
+    System,
+    TitopWarning,
+    Torque,
+    Weld,
+    WrenchInput,
+    load_model,
+)
+from .simulate import Trajectory, simulate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Body",
+    "Buoyancy",
+    "DynamicsError",
+    "Force",
+    "Free",
+    "InverseDynamics",
+    "Model",
+    "ModelError",
+    "ModelFileError",
+    "Output",
+    "Parameter",
+    "Prismatic",
+    "Revolute",
+    "ShapeError",
+    "System",
+    "TitopError",
+    "TitopWarning",
+    "Torque",
+    "Trajectory",
+    "UnknownNameError",
+    "Weld",
+    "WrenchInput",
+    "__version__",
+    "energy",
+    "inverse_dynamics",
+    "load_model",
+    "mass_matrix",
+    "motion_vector",
+    "simulate",
+    "velocity_names",
+]

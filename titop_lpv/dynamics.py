@@ -1,0 +1,533 @@
+"""Nonlinear TITOP dynamics: the block diagram of the paper, its algebraic loop solved in O(n).
+
+The paper's block diagram (Figs. 4, 8, 11, 16) connects one TITOP block per body. Each
+block maps the motion vector imposed at its parent port ``P`` and the wrenches of its
+children at its ports ``C`` to the wrench it applies to its parent and the motion vectors
+at its ports; the connections form an algebraic loop. We solve that loop exactly with two
+sweeps (the Riccati transfer-matrix / articulated-body recursion, DESIGN.md §2):
+
+1. **tips → root**: each block condenses its subtree into its parent port,
+   ``W_{A/parent, P} = −(Â_A ẋ'_P + p̂_A)``: the block's own ``D_P`` (eq. 4) and bias
+   ``C(x') D_P x' − D_P [g; 0] − W_ext`` (eq. 11) plus its children's condensed models,
+   moved to ``P`` with ``τ_CPᵀ`` (eq. 13) and the DCM ``P_{a/b}``; the joint acceleration is
+   eliminated with the apparent inertia ``J_r = Sᵀ Â S`` (eq. 20–22 revolute, 27–28
+   prismatic);
+2. **root → tips**: the base acceleration follows from the condensed model of the whole
+   tree, then each joint acceleration (eq. 22, 28) and each child's spatial acceleration
+   (eq. 17, 24).
+
+Every array carries optional leading batch axes; all operations are analytic, so complex
+perturbations (complex-step Jacobians) pass through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .euler import dcm_to_euler, euler_rates_matrix, euler_to_dcm
+from .exceptions import DynamicsError
+from .model.compiled import FREE, PRISMATIC, REVOLUTE, Model
+from .spatial import cross, revolute_dcm, rot6, tau
+
+__all__ = [
+    "InverseDynamics",
+    "energy",
+    "evaluate_outputs",
+    "forward_dynamics",
+    "inverse_dynamics",
+    "kinematics",
+    "mass_matrix",
+    "motion_vector",
+    "velocity_names",
+]
+
+
+def _mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Matrix-vector product over the last axes with broadcasting."""
+    return (A @ v[..., None])[..., 0]
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sum(a * b, axis=-1)
+
+
+def _T(A: np.ndarray) -> np.ndarray:
+    return np.swapaxes(A, -1, -2)
+
+
+# ---------------------------------------------------------------------------- kinematics
+def kinematics(
+    model: Model,
+    x: Any,
+    params: Any = None,
+    *,
+    upto: int | None = None,
+    phys: SimpleNamespace | None = None,
+) -> SimpleNamespace:
+    """Root → tips sweep of positions, attitudes and twists (the motion vectors less ẋ').
+
+    Parameters
+    ----------
+    model : Model
+    x : array_like, shape (..., n_states)
+    params : dict or array_like, optional
+    upto : int, optional
+        Stop after this body index (its ancestors come first).
+
+    Returns
+    -------
+    SimpleNamespace
+        Lists indexed by body: ``P`` (``P_{a/i}``, (..., 3, 3)), ``r`` (origin ``IP`` [m],
+        inertial), ``tw`` (twist ``[v_P; ω]`` body frame), ``X`` (6×6 map from the parent's
+        twist at its origin to this body's frame at ``P``), ``c`` (velocity-product term);
+        arrays ``q``, ``qd`` (..., n_bodies) (zero for joints without a d.o.f.) and ``phys``.
+    """
+    x = model._state(x)
+    ph = phys if phys is not None else model.physics(params)
+    n = len(model.body_names) if upto is None else upto + 1
+    dtype = np.result_type(x, ph.vals)
+    batch = np.broadcast_shapes(x.shape[:-1], ph.vals.shape[:-1])
+    one = model.kind >= REVOLUTE
+    qsel = np.where(one, model.q_index, 0)
+    q = np.where(one, x[..., qsel], 0.0)
+    qd = np.where(one, x[..., np.where(one, model.qd_index, 0)], 0.0)
+    P: list[Any] = [None] * n
+    r: list[Any] = [None] * n
+    tw: list[Any] = [None] * n
+    X: list[Any] = [None] * n
+    c: list[Any] = [None] * n
+    zero3 = np.zeros((*batch, 3), dtype=dtype)
+    zero6 = np.zeros((*batch, 6), dtype=dtype)
+    for i in range(n):
+        kind = model.kind[i]
+        if kind == FREE:
+            b = model._base
+            tw[i] = np.broadcast_to(x[..., b:b + 6], (*batch, 6))
+            r[i] = np.broadcast_to(x[..., b + 6:b + 9], (*batch, 3))
+            P[i] = euler_to_dcm(x[..., b + 9:b + 12], model.euler)
+            c[i] = zero6
+            continue
+        p = model.parent[i]
+        if p >= 0:
+            Pp, rp, twp = P[p], r[p], tw[p]
+        else:  # attached to the world
+            Pp, rp, twp = np.eye(3), zero3, zero6
+        off = ph.offset[..., i, :]
+        R0 = ph.rot[..., i, :, :]
+        ax = ph.axis[..., i, :]
+        Pab = revolute_dcm(R0, ax, q[..., i]) if kind == REVOLUTE else R0
+        PabT = _T(Pab)
+        # parent's twist moved to the port C (τ_CP), then projected in the child frame
+        v = _mv(PabT, twp[..., :3] + cross(twp[..., 3:], off))
+        w = _mv(PabT, twp[..., 3:])
+        Xi = rot6(PabT) @ tau(-off)
+        Pi = Pp @ Pab
+        ri = rp + _mv(Pp, off)
+        qdi = qd[..., i, None]
+        if kind == PRISMATIC:  # eq. (24): P = P0 + x t̃
+            qt = q[..., i, None] * ax
+            v = v + cross(w, qt) + qdi * ax
+            Xi = tau(-qt) @ Xi
+            ci = np.concatenate((qdi * cross(w, ax), zero3), axis=-1)
+            ri = ri + _mv(Pi, qt)
+        elif kind == REVOLUTE:  # eq. (17): ω_A = ω_B + θ̇ r̃
+            w = w + qdi * ax
+            ci = np.concatenate((qdi * cross(v, ax), qdi * cross(w, ax)), axis=-1)
+        else:
+            ci = zero6
+        P[i], r[i], X[i], c[i] = Pi, ri, Xi, np.broadcast_to(ci, (*batch, 6))
+        tw[i] = np.broadcast_to(np.concatenate((v, w), axis=-1), (*batch, 6))
+    return SimpleNamespace(P=P, r=r, tw=tw, X=X, c=c, q=q, qd=qd, phys=ph, batch=batch,
+                           dtype=dtype)
+
+
+def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarray:
+    """Loads and wrench inputs as wrenches at each body origin, body frame, (..., n, 6)."""
+    ph = kin.phys
+    n = len(model.body_names)
+    W = np.zeros((*kin.batch, n, 6), dtype=np.result_type(kin.dtype, u))
+    lds = model._loads
+    if lds.kind.size:
+        Pl = np.stack([kin.P[b] for b in lds.body], axis=-3)
+        g = ph.gravity[..., None, :]
+        buoy = -(ph.load_fraction * ph.total_mass[..., None])[..., None] * g
+        vec = np.where((lds.kind == 0)[:, None], buoy, ph.load_vec)
+        vec = np.where(lds.body_frame[:, None], vec, np.einsum("...ji,...j->...i", Pl, vec))
+        is_torque = (lds.kind == 2)[:, None]
+        F = np.where(is_torque, 0.0, vec)
+        T = np.where(is_torque, vec, 0.0) + cross(ph.load_point, F)
+        W = W + _scatter(np.concatenate((F, T), axis=-1), lds.body, n)
+    wi = model._winputs
+    if wi.body.size:
+        cols = wi.col[:, None] + np.arange(6)
+        Wu = u[..., cols]  # (..., n_inputs, 6)
+        Pw = np.stack([kin.P[b] for b in wi.body], axis=-3)
+        F = np.where(wi.body_frame[:, None], Wu[..., :3],
+                     np.einsum("...ji,...j->...i", Pw, Wu[..., :3]))
+        T = np.where(wi.body_frame[:, None], Wu[..., 3:],
+                     np.einsum("...ji,...j->...i", Pw, Wu[..., 3:]))
+        T = T + cross(ph.input_point, F)
+        W = W + _scatter(np.concatenate((F, T), axis=-1), wi.body, n)
+    return W
+
+
+def _scatter(w: np.ndarray, bodies: np.ndarray, n: int) -> np.ndarray:
+    """Sum the rows ``w[..., k, :]`` into body ``bodies[k]``: (..., m, 6) → (..., n, 6)."""
+    incidence = (bodies[:, None] == np.arange(n)[None, :]).astype(float)
+    return np.einsum("kn,...kj->...nj", incidence, w)
+
+
+def _bias(model: Model, kin: SimpleNamespace, u: np.ndarray, gravity_and_loads: bool = True
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Twists (..., n, 6) and bias wrenches ``C(x') D x' − D [g_a; 0] − W_ext`` (eq. 11)."""
+    ph = kin.phys
+    tw = np.stack(kin.tw, axis=-2)
+    D = ph.D
+    h = _mv(D, tw)
+    v, w = tw[..., :3], tw[..., 3:]
+    p = np.concatenate((cross(w, h[..., :3]), cross(v, h[..., :3]) + cross(w, h[..., 3:])), -1)
+    if gravity_and_loads:
+        Pall = np.stack(kin.P, axis=-3)
+        g_body = np.einsum("...nji,...j->...ni", Pall, ph.gravity)
+        p = p - _mv(D[..., :, :3], g_body) - _external_wrenches(model, kin, u)
+    return tw, p
+
+
+def _joint_forces(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarray:
+    """Spring, damper and actuator force of every joint, (..., n) (zero without a d.o.f.)."""
+    ph = kin.phys
+    one = model.kind >= REVOLUTE
+    f = np.where(one, -ph.k * (kin.q - ph.rest) - ph.d * kin.qd, 0.0)
+    act = model.tau_column >= 0
+    if np.any(act):
+        f = f + np.where(act, u[..., np.where(act, model.tau_column, 0)], 0.0)
+    return f
+
+
+# ---------------------------------------------------------------------------- forward
+def _forward(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> SimpleNamespace:
+    kin = kinematics(model, x, phys=ph)
+    u = model._input(u, kin.batch)
+    n = len(model.body_names)
+    _, p = _bias(model, kin, u)
+    tau_j = _joint_forces(model, kin, u)
+    IA = [ph.D[..., i, :, :] for i in range(n)]
+    pA = [p[..., i, :] for i in range(n)]
+    U: list[Any] = [None] * n
+    J: list[Any] = [None] * n
+    uu: list[Any] = [None] * n
+    # tips -> root: condense each subtree into its parent port
+    for i in range(n - 1, -1, -1):
+        kind = model.kind[i]
+        if kind == FREE:
+            continue
+        if kind >= REVOLUTE:
+            S = ph.S[..., i, :]
+            U[i] = _mv(IA[i], S)
+            J[i] = _dot(S, U[i])
+            if np.any(np.real(J[i]) <= 0.0):
+                raise DynamicsError(
+                    f"body {model.body_names[i]!r}: the joint has zero apparent inertia "
+                    "J_r (eq. 20): its subtree has no mass or inertia along the joint axis")
+            uu[i] = tau_j[..., i] - _dot(S, pA[i])
+            Ia = IA[i] - U[i][..., :, None] * U[i][..., None, :] / J[i][..., None, None]
+            pa = pA[i] + _mv(Ia, kin.c[i]) + U[i] * (uu[i] / J[i])[..., None]
+        else:
+            Ia, pa = IA[i], pA[i]
+        par = model.parent[i]
+        if par >= 0:
+            XT = _T(kin.X[i])
+            IA[par] = IA[par] + XT @ Ia @ kin.X[i]
+            pA[par] = pA[par] + _mv(XT, pa)
+    # root -> tips: accelerations
+    acc: list[Any] = [None] * n
+    qdd = np.zeros((*kin.batch, n), dtype=np.result_type(kin.dtype, u))
+    zero6 = np.zeros((*kin.batch, 6), dtype=qdd.dtype)
+    for i in range(n):
+        kind = model.kind[i]
+        if kind == FREE:
+            try:
+                acc[i] = np.linalg.solve(IA[i], -pA[i][..., None])[..., 0]
+            except np.linalg.LinAlgError as err:
+                raise DynamicsError(
+                    f"body {model.body_names[i]!r}: the articulated inertia of the floating "
+                    "base is singular (massless tree?)") from err
+            continue
+        par = model.parent[i]
+        a1 = (_mv(kin.X[i], acc[par]) if par >= 0 else zero6) + kin.c[i]
+        if kind >= REVOLUTE:
+            qdd[..., i] = (uu[i] - _dot(U[i], a1)) / J[i]
+            acc[i] = a1 + ph.S[..., i, :] * qdd[..., i, None]
+        else:
+            acc[i] = a1
+    kin.acc = acc
+    kin.qdd = qdd
+    kin.J = J
+    kin.u = u
+    return kin
+
+
+def _state_derivative(model: Model, x: np.ndarray, kin: SimpleNamespace) -> np.ndarray:
+    xdot = np.zeros((*kin.batch, model.n_states), dtype=kin.qdd.dtype)
+    one = model.kind >= REVOLUTE
+    xdot[..., model.q_index[one]] = kin.qd[..., one]
+    xdot[..., model.qd_index[one]] = kin.qdd[..., one]
+    if model._base >= 0:
+        b = model._base
+        tw = kin.tw[0]
+        xdot[..., b:b + 6] = kin.acc[0]
+        xdot[..., b + 6:b + 9] = _mv(kin.P[0], tw[..., :3])  # IṖ = P_{b/i} v
+        Gamma = euler_rates_matrix(x[..., b + 9:b + 12], model.euler)
+        xdot[..., b + 9:b + 12] = _mv(Gamma, tw[..., 3:])  # Θ̇ = Γ(Θ) ω
+    return xdot
+
+
+def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+    """State derivative of the model (see :meth:`Model.dynamics`), shape (..., n_states)."""
+    x = model._state(x)
+    kin = _forward(model, x, u, model.physics(params))
+    return _state_derivative(model, x, kin)
+
+
+# ---------------------------------------------------------------------------- outputs
+def evaluate_outputs(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+    """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs)."""
+    x = model._state(x)
+    ph = model.physics(params)
+    if any(spec[0] in ("qdd", "acceleration") for spec in model._outputs):
+        kin = _forward(model, x, u, ph)
+    else:
+        kin = kinematics(model, x, phys=ph)
+    cols = []
+    for typ, b, pslots, body_frame, _sl in model._outputs:
+        if typ in ("q", "qd", "qdd"):
+            cols.append(getattr(kin, typ)[..., b, None])
+            continue
+        if typ == "attitude":
+            if model.kind[b] == FREE:
+                cols.append(np.broadcast_to(x[..., model._base + 9:model._base + 12],
+                                            (*kin.batch, 3)))
+            else:
+                cols.append(dcm_to_euler(kin.P[b], model.euler))
+            continue
+        pt = ph.vals[..., pslots]
+        v, w = kin.tw[b][..., :3], kin.tw[b][..., 3:]
+        if typ == "position":
+            cols.append(kin.r[b] + _mv(kin.P[b], pt))
+            continue
+        if typ == "velocity":
+            vec = v + cross(w, pt)
+        elif typ == "angular_velocity":
+            vec = w
+        else:  # acceleration of the point, inertial, in body components
+            a, wd = kin.acc[b][..., :3], kin.acc[b][..., 3:]
+            vec = a + cross(w, v) + cross(wd, pt) + cross(w, cross(w, pt))
+        cols.append(vec if body_frame else _mv(kin.P[b], vec))
+    if not cols:
+        return np.zeros((*kin.batch, 0))
+    return np.concatenate([np.broadcast_to(c, (*kin.batch, c.shape[-1])) for c in cols], -1)
+
+
+def motion_vector(model: Model, x: Any, body: str, point: str = "origin", u: Any = None,
+                  params: Any = None) -> np.ndarray:
+    """Motion vector ``m_C = [ẋ'_C; x'_C; IC; Θ]`` of a point (eq. 14, Definition 1).
+
+    Parameters
+    ----------
+    body : str
+        Body name.
+    point : str
+        ``"origin"`` (the joint point ``P``), ``"com"`` or a port name.
+
+    Returns
+    -------
+    ndarray, shape (..., 18)
+        Spatial acceleration w.r.t. the body frame and twist of the point (body frame),
+        its inertial position [m] and the body's Euler angles ``(φ, θ, ψ)`` (model sequence).
+    """
+    x = model._state(x)
+    ph = model.physics(params)
+    kin = _forward(model, x, u, ph)
+    b = model.body_index(body)
+    pt = ph.vals[..., model.point_slots(body, point)]
+    acc, tw = kin.acc[b], kin.tw[b]
+    acc_c = np.concatenate((acc[..., :3] + cross(acc[..., 3:], pt), acc[..., 3:]), -1)
+    tw_c = np.concatenate((tw[..., :3] + cross(tw[..., 3:], pt), tw[..., 3:]), -1)
+    pos = kin.r[b] + _mv(kin.P[b], pt)
+    if model.kind[b] == FREE:
+        theta = np.broadcast_to(x[..., model._base + 9:model._base + 12], pos.shape)
+    else:
+        theta = dcm_to_euler(kin.P[b], model.euler)
+    return np.concatenate((acc_c, np.broadcast_to(tw_c, acc_c.shape), pos, theta), -1)
+
+
+# ---------------------------------------------------------------------------- inverse
+def velocity_names(model: Model) -> tuple[str, ...]:
+    """Generalized velocities ν: the base twist (if floating) then each joint rate."""
+    names = list(model.state_names[model._base:model._base + 6]) if model._base >= 0 else []
+    names += [model.state_names[model.qd_index[i]] for i in range(len(model.body_names))
+              if model.kind[i] >= REVOLUTE]
+    return tuple(names)
+
+
+@dataclass(frozen=True)
+class InverseDynamics:
+    """Result of :func:`inverse_dynamics` (``M(q) ν̇ + h(q, ν) = Q``).
+
+    Attributes
+    ----------
+    names : tuple of str
+        Generalized coordinates, as :func:`velocity_names`.
+    generalized_force : ndarray, shape (..., n_v)
+        ``Q = M ν̇ + h``: base wrench at the base origin (body frame, N and N m) then the
+        force/torque each joint must transmit along its axis (N or N m). ``h`` holds the
+        Coriolis/centrifugal terms, gravity, the constant loads and the wrench inputs.
+    actuation : ndarray, shape (..., n_joints)
+        The joint effort beyond the springs and dampers: what the ``b_tau`` inputs must be.
+    base_wrench : ndarray, shape (..., 6)
+        ``[F; T]`` to apply at the floating base origin (zeros for a fixed base).
+    """
+
+    names: tuple[str, ...]
+    generalized_force: np.ndarray
+    actuation: np.ndarray
+    base_wrench: np.ndarray
+
+
+def _rnea(model: Model, kin: SimpleNamespace, nudot: np.ndarray, u: np.ndarray,
+          bias: bool) -> np.ndarray:
+    """Recursive Newton–Euler: generalized forces (..., n_v) for accelerations ν̇."""
+    n = len(model.body_names)
+    ph = kin.phys
+    _, p = _bias(model, kin, u, gravity_and_loads=bias)
+    one = np.flatnonzero(model.kind >= REVOLUTE)
+    col = {b: k for k, b in enumerate(one)}
+    off = 6 if model._base >= 0 else 0
+    batch = np.broadcast_shapes(kin.batch, nudot.shape[:-1])
+    zero6 = np.zeros((*batch, 6))
+    f: list[Any] = [None] * n
+    for i in range(n):
+        if model.kind[i] == FREE:
+            a = np.broadcast_to(nudot[..., :6], (*batch, 6))
+        else:
+            par = model.parent[i]
+            a = (_mv(kin.X[i], f[par][1]) if par >= 0 else zero6) + kin.c[i]
+            if model.kind[i] >= REVOLUTE:
+                a = a + ph.S[..., i, :] * nudot[..., off + col[i], None]
+        f[i] = [_mv(ph.D[..., i, :, :], a) + p[..., i, :], a]
+    out = np.zeros((*batch, off + len(one)), dtype=np.result_type(nudot, p))
+    for i in range(n - 1, -1, -1):
+        wrench = f[i][0]
+        if model.kind[i] == FREE:
+            out[..., :6] = wrench
+        elif model.kind[i] >= REVOLUTE:
+            out[..., off + col[i]] = _dot(ph.S[..., i, :], wrench)
+        par = model.parent[i]
+        if par >= 0:
+            f[par][0] = f[par][0] + _mv(_T(kin.X[i]), wrench)
+    return out
+
+
+def inverse_dynamics(model: Model, x: Any, acceleration: Any, u: Any = None,
+                     params: Any = None) -> InverseDynamics:
+    """Joint forces and base wrench that produce given accelerations (recursive Newton–Euler).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n_states)
+        State (configuration and velocities).
+    acceleration : array_like, shape (..., n_v)
+        Generalized accelerations ν̇ in :func:`velocity_names` order: the base spatial
+        acceleration w.r.t. the body frame ``[v̇; ω̇]`` (if floating) then each ``q̈``.
+    u : array_like, optional
+        Inputs: wrench inputs act as external loads; joint ``tau`` inputs are ignored
+        (the result *is* the joint effort).
+
+    Returns
+    -------
+    InverseDynamics
+    """
+    x = model._state(x)
+    kin = kinematics(model, x, params)
+    names = velocity_names(model)
+    nudot = np.asarray(acceleration)
+    if nudot.ndim == 0 or nudot.shape[-1] != len(names):
+        from .exceptions import ShapeError
+
+        raise ShapeError(f"acceleration must have shape (..., {len(names)}) in the order "
+                         f"{list(names)}; got shape {nudot.shape}")
+    u_arr = model._input(u, kin.batch)
+    if model.tau_column.max(initial=-1) >= 0:  # joint torques are the unknowns here
+        u_arr = np.array(u_arr, dtype=float, copy=True)
+        u_arr[..., model.tau_column[model.tau_column >= 0]] = 0.0
+    Q = _rnea(model, kin, nudot, u_arr, bias=True)
+    one = model.kind >= REVOLUTE
+    passive = _joint_forces(model, kin, np.zeros_like(u_arr))[..., one]
+    off = 6 if model._base >= 0 else 0
+    base = Q[..., :6] if off else np.zeros((*Q.shape[:-1], 6))
+    return InverseDynamics(names, Q, Q[..., off:] - passive, base)
+
+
+def mass_matrix(model: Model, x: Any, params: Any = None) -> np.ndarray:
+    """Generalized mass matrix ``M(q)`` (..., n_v, n_v), built column by column from inverse
+    dynamics with zero velocities, gravity and loads (all columns in one batched call)."""
+    x = np.array(model._state(x), copy=True)
+    one = model.kind >= REVOLUTE
+    x[..., model.qd_index[one]] = 0.0
+    if model._base >= 0:
+        x[..., model._base:model._base + 6] = 0.0
+    kin = kinematics(model, x[..., None, :], params)
+    nv = len(velocity_names(model))
+    cols = _rnea(model, kin, np.eye(nv), model._input(None, kin.batch), bias=False)
+    return _T(cols)
+
+
+# ---------------------------------------------------------------------------- energy
+def energy(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Kinetic and potential energy [J].
+
+    The potential holds gravity, the joint springs, buoyancy and constant inertial-frame
+    forces (``−F · r``). Constant torques and body-frame loads have no potential and are
+    not included; with them, the total is not conserved.
+
+    Returns
+    -------
+    kinetic, potential : ndarray, shape (...)
+    """
+    kin = kinematics(model, x, params)
+    ph = kin.phys
+    tw = np.stack(kin.tw, axis=-2)
+    kinetic = 0.5 * np.sum(tw * _mv(ph.D, tw), axis=(-1, -2))
+    Pall = np.stack(kin.P, axis=-3)
+    r_com = np.stack(kin.r, axis=-2) + _mv(Pall, ph.com)
+    potential = -np.sum(ph.mass * _dot(r_com, ph.gravity[..., None, :]), axis=-1)
+    potential = potential + 0.5 * np.sum(ph.k * (kin.q - ph.rest) ** 2, axis=-1)
+    lds = model._loads
+    for k, b in enumerate(lds.body):
+        if lds.kind[k] == 2 or lds.body_frame[k]:
+            continue
+        F = (-(ph.load_fraction[..., k] * ph.total_mass)[..., None] * ph.gravity
+             if lds.kind[k] == 0 else ph.load_vec[..., k, :])
+        r_pt = kin.r[b] + _mv(kin.P[b], ph.load_point[..., k, :])
+        potential = potential - _dot(F, r_pt)
+    return kinetic, potential
+
+
+def joint_inertia_problems(model: Model, rtol: float = 1e-12) -> list[str]:
+    """Joints whose apparent inertia ``J_r`` (eq. 20) vanishes at the default state."""
+    ph = model.physics()
+    scale = max(float(np.max(np.abs(ph.D))), 1e-300) if ph.D.size else 1.0
+    try:
+        kin = _forward(model, model.default_state(), None, ph)
+    except DynamicsError as err:
+        return [str(err)]
+    return [
+        f"body {model.body_names[i]!r}: the joint has zero apparent inertia J_r = {J:.3g} "
+        "(eq. 20): the body and its subtree have no mass or inertia along the joint axis"
+        for i, J in enumerate(kin.J)
+        if J is not None and float(np.real(J)) <= rtol * scale
+    ]

@@ -1,0 +1,65 @@
+"""Exception hierarchy of titop_lpv.
+
+Every error a user can cause derives from :class:`TitopError` and from the builtin
+exception that best describes it, so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DynamicsError",
+    "ModelError",
+    "ModelFileError",
+    "ShapeError",
+    "SimulationError",
+    "TitopError",
+    "UnknownNameError",
+]
+
+
+class TitopError(Exception):
+    """Base class of every titop_lpv error."""
+
+
+class ModelError(TitopError, ValueError):
+    """A model description is invalid.
+
+    All problems found in one validation pass are gathered in :attr:`problems`
+    (one line each, naming the body, joint, load or field at fault) and
+    reported together in the message.
+    """
+
+    def __init__(self, problems: str | list[str], *, name: str | None = None):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems: list[str] = list(problems)
+        head = f"model {name!r} is invalid" if name else "invalid model"
+        if len(self.problems) == 1:
+            msg = f"{head}: {self.problems[0]}"
+        else:
+            lines = "\n".join(f"  - {p}" for p in self.problems)
+            msg = f"{head} ({len(self.problems)} problems):\n{lines}"
+        super().__init__(msg)
+
+
+class ModelFileError(ModelError):
+    """A model file cannot be read: missing, unknown format or malformed."""
+
+
+class ShapeError(TitopError, ValueError):
+    """A runtime argument (state, input, parameter vector) has the wrong shape."""
+
+
+class UnknownNameError(TitopError, KeyError):
+    """A state, input, output, parameter, body or port name is not in the model."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0]) if self.args else ""
+
+
+class DynamicsError(TitopError, ArithmeticError):
+    """The dynamics cannot be evaluated (e.g. a joint with zero apparent inertia)."""
+
+
+class SimulationError(TitopError, RuntimeError):
+    """The ODE solver stopped before the end of the time span."""

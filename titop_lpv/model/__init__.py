@@ -1,0 +1,38 @@
+"""Model description, builder, validation, file loading and the compiled ``Model``."""
+
+from .builder import System
+from .compiled import Model
+from .description import (
+    Body,
+    Buoyancy,
+    Force,
+    Free,
+    Output,
+    Parameter,
+    Prismatic,
+    Revolute,
+    Torque,
+    Weld,
+    WrenchInput,
+)
+from .files import load_model, read_description
+from .validate import TitopWarning
+
+__all__ = [
+    "Body",
+    "Buoyancy",
+    "Force",
+    "Free",
+    "Model",
+    "Output",
+    "Parameter",
+    "Prismatic",
+    "Revolute",
+    "System",
+    "TitopWarning",
+    "Torque",
+    "Weld",
+    "WrenchInput",
+    "load_model",
+    "read_description",
+]

@@ -1,0 +1,309 @@
+"""The :class:`System` builder and the model-file schema (DESIGN.md §4).
+
+A :class:`System` is a mutable description that :meth:`System.compile` validates as a
+whole and turns into an immutable :class:`~titop_lpv.model.compiled.Model`. The same
+object is produced from a schema dict (:meth:`System.from_dict`, used by
+:func:`~titop_lpv.model.files.load_model`) or built in Python::
+
+    s = System("pendulum", gravity=[0, -9.81, 0])
+    s.parameter("L", 1.0, unit="m")
+    s.body("arm", Revolute(axis=[0, 0, 1], q0=0.3), mass=2.0, com=[0, "L", 0])
+    model = s.compile()
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .description import (
+    JOINT_TYPES,
+    LOAD_TYPES,
+    Body,
+    Buoyancy,
+    Force,
+    Joint,
+    Load,
+    Output,
+    Parameter,
+    Torque,
+    WrenchInput,
+)
+
+if TYPE_CHECKING:
+    from .compiled import Model
+
+__all__ = ["System"]
+
+_TOP_KEYS = ("name", "gravity", "euler", "parameters", "bodies", "loads", "inputs", "outputs")
+_BODY_KEYS = ("name", "parent", "joint", "mass", "inertia", "com", "ports")
+_PARAM_KEYS = ("value", "min", "max", "unit", "description")
+
+
+def freeze(value: Any) -> Any:
+    """Turn array-likes into nested tuples; keep numbers, strings and other leaves as given."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, dict):
+        return {k: freeze(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class System:
+    """Mutable description of a multibody system; :meth:`compile` gives the ``Model``.
+
+    Parameters
+    ----------
+    name : str
+        Model name (reports, file names).
+    gravity : vector of 3 numbers or parameter names
+        Uniform acceleration field ``g`` [m/s²], inertial frame.
+    euler : str
+        Euler sequence of floating-base attitudes (see :mod:`titop_lpv.euler`), e.g. ``"321"``.
+    """
+
+    def __init__(self, name: str = "model", *, gravity: Any = (0.0, 0.0, 0.0), euler: str = "321"):
+        self.name = name
+        self.gravity = freeze(gravity)
+        self.euler = euler
+        self.parameters: dict[str, Parameter] = {}
+        self.bodies: list[Body] = []
+        self.loads: list[Load] = []
+        self.inputs: list[WrenchInput] = []
+        self.outputs: list[Output] = []
+        self.problems: list[str] = []  # schema problems found while reading a file
+
+    # ------------------------------------------------------------------ building
+    def parameter(
+        self,
+        name: str,
+        value: float,
+        *,
+        min: float | None = None,
+        max: float | None = None,
+        unit: str = "",
+        description: str = "",
+    ) -> str:
+        """Declare a parameter; returns its name, to be used in numeric fields."""
+        if name in self.parameters:
+            self.problems.append(f"parameter {name!r}: declared twice")
+        self.parameters[name] = Parameter(name, freeze(value), freeze(min), freeze(max), unit,
+                                          description)
+        return name
+
+    def body(
+        self,
+        name: str,
+        joint: Joint,
+        *,
+        parent: str | None = None,
+        mass: Any = None,
+        inertia: Any = None,
+        com: Any = (0.0, 0.0, 0.0),
+        ports: dict[str, Any] | None = None,
+    ) -> Body:
+        """Add a body attached by ``joint`` to ``parent`` (``None``, ``"b"`` or ``"b.port"``)."""
+        body = Body(
+            name=name,
+            joint=joint,
+            parent=parent,
+            mass=freeze(mass),
+            inertia=freeze(inertia),
+            com=freeze(com),
+            ports=freeze(dict(ports or {})),
+        )
+        self.bodies.append(body)
+        return body
+
+    def load(self, load: Load) -> Load:
+        """Add a constant external load (:class:`Buoyancy`, :class:`Force`, :class:`Torque`)."""
+        self.loads.append(load)
+        return load
+
+    def buoyancy(self, body: str, point: str = "com", fraction: Any = 1.0) -> Load:
+        """Add buoyancy ``−fraction · m_total · g`` at ``point`` of ``body``."""
+        return self.load(Buoyancy(body=body, point=point, fraction=freeze(fraction)))
+
+    def force(self, body: str, force: Any, point: str = "origin", frame: str = "inertial") -> Load:
+        """Add a constant force [N] at ``point`` of ``body``."""
+        return self.load(Force(body=body, force=freeze(force), point=point, frame=frame))
+
+    def torque(self, body: str, torque: Any, frame: str = "inertial") -> Load:
+        """Add a constant torque [N m] on ``body``."""
+        return self.load(Torque(body=body, torque=freeze(torque), frame=frame))
+
+    def wrench_input(self, body: str, point: str = "origin", frame: str = "body") -> WrenchInput:
+        """Add six wrench inputs ``<body>_<point>_Fx … _Tz`` at ``point`` of ``body``."""
+        item = WrenchInput(body=body, point=point, frame=frame)
+        self.inputs.append(item)
+        return item
+
+    def output(
+        self,
+        type: str,
+        body: str,
+        point: str = "origin",
+        frame: str = "inertial",
+        name: str | None = None,
+    ) -> Output:
+        """Add a sensor output (see :class:`~titop_lpv.model.description.Output`)."""
+        item = Output(type=type, body=body, point=point, frame=frame, name=name)
+        self.outputs.append(item)
+        return item
+
+    def compile(self) -> Model:
+        """Validate the whole description and build the immutable ``Model``.
+
+        Raises
+        ------
+        ModelError
+            With every problem found, each naming the body, joint, load or field.
+        """
+        from .compiled import compile_system
+
+        return compile_system(self)
+
+    # ------------------------------------------------------------------ schema
+    def to_dict(self) -> dict[str, Any]:
+        """The description as a schema dict (what ``load_model`` reads)."""
+        params: dict[str, Any] = {}
+        for p in self.parameters.values():
+            extra = {k: getattr(p, k) for k in _PARAM_KEYS[1:] if getattr(p, k) not in (None, "")}
+            params[p.name] = {"value": p.value, **extra} if extra else p.value
+        out: dict[str, Any] = {
+            "name": self.name,
+            "gravity": list(self.gravity) if isinstance(self.gravity, tuple) else self.gravity,
+            "euler": self.euler,
+        }
+        if params:
+            out["parameters"] = params
+        out["bodies"] = [b.to_dict() for b in self.bodies]
+        for key, items in (("loads", self.loads), ("inputs", self.inputs),
+                           ("outputs", self.outputs)):
+            if items:
+                out[key] = [item.to_dict() for item in items]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> System:
+        """Read a schema dict (DESIGN.md §4). Unknown keys are recorded as problems.
+
+        Schema problems are reported, together with every other problem, by
+        :meth:`compile`.
+        """
+        if not isinstance(data, dict):
+            s = cls()
+            s.problems.append(f"the model must be a table/mapping, got {type(data).__name__}")
+            return s
+        s = cls(
+            name=data.get("name", "model"),
+            gravity=data.get("gravity", (0.0, 0.0, 0.0)),
+            euler=data.get("euler", "321"),
+        )
+        s.problems.extend(_unknown(data, _TOP_KEYS, "top level"))
+        params = data.get("parameters", {})
+        if not isinstance(params, dict):
+            s.problems.append("parameters: must be a table name -> number or {value, ...}")
+            params = {}
+        for name, spec in params.items():
+            if isinstance(spec, dict):
+                s.problems.extend(_unknown(spec, _PARAM_KEYS, f"parameter {name!r}"))
+                if "value" not in spec:
+                    s.problems.append(f"parameter {name!r}: missing 'value'")
+                kw = {k: spec[k] for k in _PARAM_KEYS[1:] if k in spec}
+                s.parameter(name, spec.get("value"), **kw)
+            else:
+                s.parameter(name, spec)
+        for i, body in enumerate(_list(data, "bodies", s.problems)):
+            s._body_from_dict(i, body)
+        for i, item in enumerate(_list(data, "loads", s.problems)):
+            where = f"loads[{i}]"
+            kind = item.get("type")
+            if kind not in LOAD_TYPES:
+                s.problems.append(f"{where}: unknown load type {kind!r} "
+                                  f"(expected one of {', '.join(LOAD_TYPES)})")
+                continue
+            load_cls = LOAD_TYPES[kind]
+            kw = _record_kwargs(item, load_cls, where, s.problems, skip=("type",))
+            if "body" not in item:
+                s.problems.append(f"{where}: missing 'body'")
+            s.load(load_cls(**kw))
+        for i, item in enumerate(_list(data, "inputs", s.problems)):
+            kw = _record_kwargs(item, WrenchInput, f"inputs[{i}]", s.problems)
+            if "body" not in kw:
+                s.problems.append(f"inputs[{i}]: missing 'body'")
+                continue
+            s.inputs.append(WrenchInput(**kw))
+        for i, item in enumerate(_list(data, "outputs", s.problems)):
+            kw = _record_kwargs(item, Output, f"outputs[{i}]", s.problems)
+            missing = [k for k in ("type", "body") if k not in kw]
+            if missing:
+                s.problems.append(f"outputs[{i}]: missing {', '.join(map(repr, missing))}")
+                continue
+            s.outputs.append(Output(**kw))
+        return s
+
+    def _body_from_dict(self, i: int, body: dict[str, Any]) -> None:
+        name = body.get("name")
+        where = f"body {name!r}" if name else f"bodies[{i}]"
+        if not name:
+            self.problems.append(f"{where}: missing 'name'")
+            name = f"bodies[{i}]"
+        self.problems.extend(_unknown(body, _BODY_KEYS, where))
+        jspec = body.get("joint")
+        if not isinstance(jspec, dict):
+            self.problems.append(f"{where}: missing 'joint' table (e.g. joint = {{type = 'free'}})")
+            return
+        kind = jspec.get("type")
+        if kind not in JOINT_TYPES:
+            self.problems.append(f"{where}: unknown joint type {kind!r} "
+                                 f"(expected one of {', '.join(JOINT_TYPES)})")
+            return
+        jcls = JOINT_TYPES[kind]
+        kw = _record_kwargs(jspec, jcls, f"{where} joint", self.problems, skip=("type",))
+        if "mass" not in body:
+            self.problems.append(f"{where}: missing 'mass'")
+        ports = body.get("ports", {})
+        if not isinstance(ports, dict):
+            self.problems.append(f"{where}: 'ports' must be a table name -> [x, y, z]")
+            ports = {}
+        self.body(
+            name,
+            jcls(**kw),
+            parent=body.get("parent"),
+            mass=body.get("mass"),
+            inertia=body.get("inertia"),
+            com=body.get("com", (0.0, 0.0, 0.0)),
+            ports=ports,
+        )
+
+
+def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> list[str]:
+    return [
+        f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})"
+        for key in table
+        if key not in allowed
+    ]
+
+
+def _list(data: dict[str, Any], key: str, problems: list[str]) -> list[dict[str, Any]]:
+    items = data.get(key, [])
+    if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
+        problems.append(f"{key}: must be an array of tables")
+        return []
+    return items
+
+
+def _record_kwargs(
+    table: dict[str, Any], cls: type, where: str, problems: list[str], skip: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    names = tuple(f.name for f in fields(cls) if f.init)
+    problems.extend(_unknown({k: v for k, v in table.items() if k not in skip}, names, where))
+    return {k: freeze(v) for k, v in table.items() if k in names}
+

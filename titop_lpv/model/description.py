@@ -1,0 +1,304 @@
+"""The model description: bodies, joints, loads, inputs, outputs and parameters.
+
+These are plain, frozen records of what the user wrote (in a model file or with the
+:class:`~titop_lpv.model.builder.System` builder). Any numeric leaf may be a number or
+the name of a parameter. Nothing is checked here: :mod:`titop_lpv.model.validate` checks
+the whole description at once and :mod:`titop_lpv.model.compiled` turns it into a
+:class:`~titop_lpv.model.compiled.Model`.
+
+Frames (DESIGN.md §2): every body has a body frame whose origin ``P`` is its joint point;
+its mass properties, ports and joint axis are given in that frame. ``rotation`` is
+``P_{a0/b}``: child → parent coordinates at ``q = 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar, Union
+
+Number = Union[float, str]  # noqa: UP007  a number or a parameter name
+Vector = tuple[Number, ...]
+Matrix = tuple[tuple[Number, ...], ...]
+
+__all__ = [
+    "Body",
+    "Buoyancy",
+    "Force",
+    "Free",
+    "Joint",
+    "Load",
+    "Output",
+    "Parameter",
+    "Prismatic",
+    "Revolute",
+    "Torque",
+    "Weld",
+    "WrenchInput",
+]
+
+OUTPUT_KINDS = (
+    "q",
+    "qd",
+    "qdd",
+    "position",
+    "attitude",
+    "velocity",
+    "angular_velocity",
+    "acceleration",
+)
+FRAMES = ("inertial", "body")
+
+
+def _record_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Fields of a record that differ from their defaults, as plain Python data."""
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        if f.name in skip:
+            continue
+        value = getattr(obj, f.name)
+        if value is None or (f.default is not MISSING and value == f.default):
+            continue
+        out[f.name] = _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A named model parameter.
+
+    Attributes
+    ----------
+    name : str
+        Identifier used in numeric fields of the description.
+    value : float
+        Default (nominal) value, in ``unit``.
+    min, max : float or None
+        Documented validity range (used by sweeps and uncertainty models).
+    unit, description : str
+        Free text for reports.
+    """
+
+    name: str
+    value: Any
+    min: Any = None
+    max: Any = None
+    unit: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Joint:
+    """Base class of the joints; ``type`` is the schema's ``joint.type``."""
+
+    type: ClassVar[str] = ""
+
+    @property
+    def dof(self) -> int:
+        """Number of degrees of freedom of the joint."""
+        return {"free": 6, "weld": 0}.get(self.type, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The joint as a schema dict (``{"type": ..., ...}``), defaults omitted."""
+        return {"type": self.type, **_record_dict(self)}
+
+
+@dataclass(frozen=True)
+class Free(Joint):
+    """Six-d.o.f. joint of a floating base (root body only).
+
+    Attributes
+    ----------
+    position0 : vector
+        Initial origin position ``IP`` [m], inertial frame.
+    euler0 : vector
+        Initial Euler angles ``[ψ, θ, φ]`` [rad] in the order the rotations are applied.
+    v0, w0 : vector
+        Initial twist of the origin (velocity [m/s], angular velocity [rad/s]), body frame.
+    """
+
+    type: ClassVar[str] = "free"
+    position0: Vector = (0.0, 0.0, 0.0)
+    euler0: Vector = (0.0, 0.0, 0.0)
+    v0: Vector = (0.0, 0.0, 0.0)
+    w0: Vector = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Weld(Joint):
+    """Rigid connection, child frame at ``rotation = P_{a0/b}`` to its parent's port."""
+
+    type: ClassVar[str] = "weld"
+    rotation: Matrix | None = None
+
+
+@dataclass(frozen=True)
+class _OneDof(Joint):
+    """Common fields of revolute and prismatic joints.
+
+    The joint generalized force is ``τ = −stiffness (q − rest) − damping q̇ (+ u)``
+    where ``u`` is the input ``<body>_tau`` when ``actuated``.
+    """
+
+    axis: Vector = (0.0, 0.0, 1.0)
+    rotation: Matrix | None = None
+    stiffness: Number = 0.0
+    damping: Number = 0.0
+    rest: Number = 0.0
+    q0: Number = 0.0
+    qd0: Number = 0.0
+    actuated: bool = False
+
+
+@dataclass(frozen=True)
+class Revolute(_OneDof):
+    """Revolute joint about ``axis`` (child frame), eq. (16); ``q`` in rad, torque in N m."""
+
+    type: ClassVar[str] = "revolute"
+
+
+@dataclass(frozen=True)
+class Prismatic(_OneDof):
+    """Prismatic joint along ``axis`` (child frame), eq. (24); ``q`` in m, force in N."""
+
+    type: ClassVar[str] = "prismatic"
+
+
+JOINT_TYPES: dict[str, type[Joint]] = {
+    cls.type: cls for cls in (Free, Weld, Revolute, Prismatic)
+}
+
+
+@dataclass(frozen=True)
+class Body:
+    """A rigid body and the joint that attaches it to its parent.
+
+    Attributes
+    ----------
+    name : str
+        Identifier (letters, digits, underscores).
+    joint : Joint
+        How the body hangs from its parent.
+    parent : str or None
+        ``None`` (the world), ``"body"`` (the parent's origin) or ``"body.port"``.
+    mass : number
+        Mass [kg] (0 allowed for a massless connection body).
+    inertia : matrix or None
+        Inertia ``I_B`` at the centre of mass [kg m²], body frame; ``None`` = point mass.
+    com : vector
+        ``PB``: origin → centre of mass [m], body frame.
+    ports : dict
+        Named points ``name -> PC`` [m], body frame.
+    """
+
+    name: str
+    joint: Joint
+    parent: str | None = None
+    mass: Number | None = None
+    inertia: Matrix | None = None
+    com: Vector = (0.0, 0.0, 0.0)
+    ports: dict[str, Vector] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The body as a schema dict."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.parent is not None:
+            out["parent"] = self.parent
+        out["joint"] = self.joint.to_dict()
+        out["mass"] = self.mass
+        if self.inertia is not None:
+            out["inertia"] = _plain(self.inertia)
+        if tuple(self.com) != (0.0, 0.0, 0.0):
+            out["com"] = _plain(self.com)
+        if self.ports:
+            out["ports"] = _plain(self.ports)
+        return out
+
+
+@dataclass(frozen=True)
+class Load:
+    """Base class of the constant external loads."""
+
+    type: ClassVar[str] = ""
+    body: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The load as a schema dict."""
+        return {"type": self.type, "body": self.body, **_record_dict(self, skip=("body",))}
+
+
+@dataclass(frozen=True)
+class Buoyancy(Load):
+    """Buoyancy ``F = −fraction · m_total · g`` at ``point``, constant in the inertial frame."""
+
+    type: ClassVar[str] = "buoyancy"
+    point: str = "com"
+    fraction: Number = 1.0
+
+
+@dataclass(frozen=True)
+class Force(Load):
+    """Constant force [N] at ``point``, components in ``frame`` ("inertial" or "body")."""
+
+    type: ClassVar[str] = "force"
+    force: Vector = (0.0, 0.0, 0.0)
+    point: str = "origin"
+    frame: str = "inertial"
+
+
+@dataclass(frozen=True)
+class Torque(Load):
+    """Constant torque [N m], components in ``frame`` ("inertial" or "body")."""
+
+    type: ClassVar[str] = "torque"
+    torque: Vector = (0.0, 0.0, 0.0)
+    frame: str = "inertial"
+
+
+LOAD_TYPES: dict[str, type[Load]] = {cls.type: cls for cls in (Buoyancy, Force, Torque)}
+
+
+@dataclass(frozen=True)
+class WrenchInput:
+    """An external wrench input at a point of a body.
+
+    Adds the six inputs ``<body>_<point>_Fx, …_Fy, …_Fz, …_Tx, …_Ty, …_Tz`` (force [N]
+    applied at the point and torque [N m]), components in ``frame``.
+    """
+
+    body: str
+    point: str = "origin"
+    frame: str = "body"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The input as a schema dict."""
+        return {"body": self.body, **_record_dict(self, skip=("body",))}
+
+
+@dataclass(frozen=True)
+class Output:
+    """A sensor.
+
+    ``type`` is one of ``q``, ``qd``, ``qdd`` (joint of ``body``), ``position`` (of
+    ``point``, inertial frame), ``attitude`` (Euler angles of ``body``, model sequence),
+    ``velocity``, ``angular_velocity``, ``acceleration`` (inertial velocity / acceleration of
+    ``point`` and angular velocity of ``body``, components in ``frame``). ``name`` overrides
+    the default signal prefix.
+    """
+
+    type: str
+    body: str
+    point: str = "origin"
+    frame: str = "inertial"
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The output as a schema dict."""
+        return {"type": self.type, "body": self.body, **_record_dict(self, ("type", "body"))}

@@ -1,0 +1,87 @@
+"""Reading model files: TOML, JSON and (when PyYAML is installed) YAML.
+
+Model files are data: they are parsed, never executed (no ``eval``, no pickle).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..exceptions import ModelFileError
+from .builder import System
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from .compiled import Model
+
+__all__ = ["load_model", "read_description"]
+
+
+def read_description(path: str | Path) -> dict[str, Any]:
+    """Parse a model file into a schema dict (no validation).
+
+    Raises
+    ------
+    ModelFileError
+        Missing file, unknown extension, or a syntax error (with the parser's message).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"model file {str(path)!r} does not exist")
+    suffix = path.suffix.lower()
+    text = path.read_text(encoding="utf-8")
+    try:
+        if suffix == ".toml":
+            return tomllib.loads(text)
+        if suffix == ".json":
+            return json.loads(text)
+        if suffix in (".yaml", ".yml"):
+            try:
+                import yaml
+            except ImportError:  # pragma: no cover - depends on the environment
+                raise ModelFileError(f"{path.name}: reading YAML needs PyYAML "
+                                     "(pip install pyyaml)") from None
+            return yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+        raise ModelFileError(f"{path.name}: malformed {suffix[1:].upper()}: {err}") from None
+    except Exception as err:  # yaml.YAMLError without importing yaml at module level
+        if type(err).__module__.startswith("yaml"):
+            raise ModelFileError(f"{path.name}: malformed YAML: {err}") from None
+        raise
+    raise ModelFileError(f"{path.name}: unknown model file type {suffix!r} "
+                         "(use .toml, .json, .yaml or .yml)")
+
+
+def load_model(source: str | Path | dict[str, Any] | System) -> Model:
+    """Load and compile a model.
+
+    Parameters
+    ----------
+    source : path, dict or System
+        A model file (``.toml``, ``.json``, ``.yaml``), a dict with the same schema
+        (DESIGN.md §4) or a :class:`~titop_lpv.model.builder.System`.
+
+    Returns
+    -------
+    Model
+        The compiled, immutable model.
+
+    Raises
+    ------
+    ModelFileError
+        The file cannot be read or parsed.
+    ModelError
+        The description is invalid (every problem is listed, naming the body and field).
+    """
+    if isinstance(source, System):
+        return source.compile()
+    if isinstance(source, dict):
+        return System.from_dict(source).compile()
+    return System.from_dict(read_description(source)).compile()

@@ -1,0 +1,330 @@
+"""Whole-model validation: every problem of a description, gathered and reported once.
+
+:func:`check` returns a :class:`Plan` (topological order, parent links, resolved default
+numbers) or raises one :class:`~titop_lpv.exceptions.ModelError` listing every problem,
+each naming the body, joint, load, input, output, parameter or field at fault.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..euler import SEQUENCES
+from ..exceptions import ModelError
+from .description import FRAMES, OUTPUT_KINDS, Body, Buoyancy, Force, Free, Torque, Weld
+
+if TYPE_CHECKING:
+    from .builder import System
+
+__all__ = ["Plan", "TitopWarning", "check"]
+
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+RESERVED_POINTS = ("origin", "com")
+ROTATION_TOL = 1e-9
+SYMMETRY_TOL = 1e-9
+
+
+class TitopWarning(UserWarning):
+    """A legal but suspicious model (e.g. an inertia that violates the triangle inequality)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What validation learned: body order and links, with default numbers resolved."""
+
+    order: tuple[int, ...]  # indices into system.bodies, parents first
+    parent: dict[str, str | None]  # body -> parent body (None = world)
+    parent_port: dict[str, str]  # body -> port of the parent ("origin" = its origin)
+    ports: dict[str, dict[str, Any]]  # body -> port -> vector (as written)
+
+
+class _Checker:
+    """Collects problems while resolving numeric leaves with the default parameter values."""
+
+    def __init__(self, system: System):
+        self.s = system
+        self.problems: list[str] = list(system.problems)
+        self.values: dict[str, float] = {}
+        for name, p in system.parameters.items():
+            if not isinstance(name, str) or not IDENTIFIER.match(name):
+                self.problems.append(f"parameter {name!r}: name must be an identifier")
+            v = self._number(p.value, f"parameter {name!r}: value", allow_param=False)
+            if v is None:
+                continue
+            self.values[name] = v
+            lo = self._number(p.min, f"parameter {name!r}: min", allow_param=False)
+            hi = self._number(p.max, f"parameter {name!r}: max", allow_param=False)
+            if lo is not None and hi is not None and lo > hi:
+                self.problems.append(f"parameter {name!r}: min {lo} > max {hi}")
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                self.problems.append(f"parameter {name!r}: value {v} outside [min, max]")
+
+    # -- leaves -------------------------------------------------------------
+    def _number(self, value: Any, where: str, allow_param: bool = True) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            if not allow_param:
+                self.problems.append(f"{where}: must be a number, got {value!r}")
+                return None
+            if value not in self.s.parameters:
+                self.problems.append(f"{where}: unknown parameter {value!r}")
+                return None
+            return self.values.get(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.problems.append(f"{where}: must be a number or a parameter name, got {value!r}")
+            return None
+        if not math.isfinite(value):
+            self.problems.append(f"{where}: must be finite, got {value}")
+            return None
+        return float(value)
+
+    def number(self, value: Any, where: str) -> float | None:
+        if value is None:
+            self.problems.append(f"{where}: missing")
+            return None
+        return self._number(value, where)
+
+    def vector(self, value: Any, where: str, n: int = 3) -> np.ndarray | None:
+        if not isinstance(value, tuple) or len(value) != n:
+            self.problems.append(f"{where}: must be a vector of {n} numbers, got {value!r}")
+            return None
+        items = [self._number(v, f"{where}[{k}]") for k, v in enumerate(value)]
+        return None if any(v is None for v in items) else np.array(items)
+
+    def matrix(self, value: Any, where: str) -> np.ndarray | None:
+        if (
+            not isinstance(value, tuple)
+            or len(value) != 3
+            or not all(isinstance(r, tuple) and len(r) == 3 for r in value)
+        ):
+            self.problems.append(f"{where}: must be a 3x3 matrix (3 rows of 3), got {value!r}")
+            return None
+        rows = [self.vector(r, f"{where}[{k}]") for k, r in enumerate(value)]
+        return None if any(r is None for r in rows) else np.array(rows)
+
+    def rotation(self, value: Any, where: str) -> None:
+        if value is None:
+            return
+        R = self.matrix(value, where)
+        if R is None:
+            return
+        err = np.max(np.abs(R.T @ R - np.eye(3)))
+        if err > ROTATION_TOL or np.linalg.det(R) < 0:
+            self.problems.append(
+                f"{where}: not a proper rotation matrix (|RᵀR − 1| = {err:.2e}, "
+                f"det = {np.linalg.det(R):.6g}); expected orthonormal with det +1"
+            )
+
+    def frame(self, value: Any, where: str) -> None:
+        if value not in FRAMES:
+            self.problems.append(f"{where}: frame must be 'inertial' or 'body', got {value!r}")
+
+    # -- bodies ---------------------------------------------------------------
+    def body(self, b: Body, is_root: bool) -> None:
+        w = f"body {b.name!r}"
+        m = self.number(b.mass, f"{w}: mass")
+        if m is not None and m < 0:
+            self.problems.append(f"{w}: mass must be >= 0, got {m}")
+        if b.inertia is not None:
+            inertia = self.matrix(b.inertia, f"{w}: inertia")
+            if inertia is not None:
+                self._inertia(inertia, w)
+        self.vector(b.com, f"{w}: com")
+        if not isinstance(b.ports, dict):
+            self.problems.append(f"{w}: ports must be a mapping name -> [x, y, z]")
+        else:
+            for port, vec in b.ports.items():
+                if not isinstance(port, str) or not IDENTIFIER.match(port):
+                    self.problems.append(f"{w}: port name {port!r} must be an identifier")
+                elif port in RESERVED_POINTS:
+                    self.problems.append(f"{w}: port name {port!r} is reserved")
+                self.vector(vec, f"{w}: port {port!r}")
+        self.joint(b, is_root)
+
+    def _inertia(self, inertia: np.ndarray, w: str) -> None:
+        scale = max(np.max(np.abs(inertia)), 1e-300)
+        if np.max(np.abs(inertia - inertia.T)) > SYMMETRY_TOL * scale:
+            self.problems.append(f"{w}: inertia is not symmetric: {inertia.tolist()}")
+            return
+        ev = np.linalg.eigvalsh(inertia)
+        if ev[0] < -SYMMETRY_TOL * scale:
+            self.problems.append(
+                f"{w}: inertia is not positive semi-definite "
+                f"(principal moments {np.round(ev, 12).tolist()})"
+            )
+            return
+        a, b_, c = ev
+        if c > a + b_ + SYMMETRY_TOL * scale:
+            warnings.warn(
+                f"{w}: principal moments {np.round(ev, 9).tolist()} violate the triangle "
+                f"inequality ({c:.6g} > {a:.6g} + {b_:.6g}): no real mass distribution has "
+                "this inertia; the dynamics stay well defined",
+                TitopWarning,
+                stacklevel=4,
+            )
+
+    def joint(self, b: Body, is_root: bool) -> None:
+        j = b.joint
+        w = f"body {b.name!r}: joint"
+        if isinstance(j, Free):
+            if not is_root:
+                self.problems.append(f"{w}: a 'free' joint is allowed only on the root body "
+                                     f"(hanging from the world), but parent is {b.parent!r}")
+            for key in ("position0", "euler0", "v0", "w0"):
+                self.vector(getattr(j, key), f"{w}.{key}")
+            return
+        self.rotation(j.rotation, f"{w}.rotation")
+        if isinstance(j, Weld):
+            return
+        axis = self.vector(j.axis, f"{w}.axis")
+        if axis is not None and float(axis @ axis) <= 1e-24:
+            self.problems.append(f"{w}.axis: zero-length axis {axis.tolist()}")
+        for key in ("stiffness", "damping", "rest", "q0", "qd0"):
+            self.number(getattr(j, key), f"{w}.{key}")
+        if not isinstance(j.actuated, bool):
+            self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
+
+
+def check(system: System) -> Plan:
+    """Validate ``system`` as a whole.
+
+    Returns
+    -------
+    Plan
+        Topological order and links.
+
+    Raises
+    ------
+    ModelError
+        Listing every problem found (unknown keys, parents, ports and parameters, cycles,
+        roots, masses, inertias, axes, rotations, vector lengths, non-finite numbers,
+        loads/inputs/outputs naming unknown bodies or points, colliding signal names).
+    """
+    c = _Checker(system)
+    p = c.problems
+    s = system
+    if not isinstance(s.name, str) or not s.name:
+        p.append(f"name: must be a non-empty string, got {s.name!r}")
+    c.vector(s.gravity, "gravity")
+    if s.euler not in SEQUENCES:
+        p.append(f"euler: invalid sequence {s.euler!r} (valid: {', '.join(SEQUENCES)})")
+
+    names = [b.name for b in s.bodies]
+    by_name: dict[str, Body] = {}
+    for b in s.bodies:
+        if not isinstance(b.name, str) or not IDENTIFIER.match(b.name):
+            p.append(f"body {b.name!r}: name must be an identifier (letters, digits, _)")
+        if b.name in by_name:
+            p.append(f"body {b.name!r}: declared twice")
+        by_name[b.name] = b
+    if not s.bodies:
+        p.append("bodies: the model has no body")
+
+    parent: dict[str, str | None] = {}
+    parent_port: dict[str, str] = {}
+    for b in s.bodies:
+        if b.parent is None:
+            parent[b.name] = None
+            parent_port[b.name] = "origin"
+            continue
+        if not isinstance(b.parent, str):
+            p.append(f"body {b.name!r}: parent must be 'body' or 'body.port', got {b.parent!r}")
+            continue
+        pname, _, port = b.parent.partition(".")
+        port = port or "origin"
+        if pname not in by_name:
+            p.append(f"body {b.name!r}: unknown parent body {pname!r}")
+            continue
+        if pname == b.name:
+            p.append(f"body {b.name!r}: is its own parent")
+            continue
+        if port != "origin" and port not in (by_name[pname].ports or {}):
+            p.append(f"body {b.name!r}: parent {pname!r} has no port {port!r} "
+                     f"(ports: {', '.join(by_name[pname].ports) or 'none'})")
+            continue
+        parent[b.name] = pname
+        parent_port[b.name] = port
+
+    roots = [b.name for b in s.bodies if b.parent is None]
+    if s.bodies and not roots:
+        p.append("bodies: no root body (exactly one body must omit 'parent')")
+    if len(roots) > 1:
+        p.append(f"bodies: {len(roots)} root bodies {roots}; exactly one body may omit 'parent'")
+
+    # Cycles: follow parents; a body that never reaches the world is on (or below) a cycle.
+    order: list[int] = []
+    placed: set[str] = set()
+    remaining = [i for i, b in enumerate(s.bodies) if b.name in parent]
+    while True:
+        ready = [i for i in remaining if parent[names[i]] is None or parent[names[i]] in placed]
+        if not ready:
+            break
+        i = ready[0]
+        order.append(i)
+        placed.add(names[i])
+        remaining.remove(i)
+    cyc = [names[i] for i in remaining if parent.get(names[i]) is not None]
+    if cyc:
+        p.append(f"bodies: cycle in the parent links among {cyc}")
+
+    for b in s.bodies:
+        c.body(b, is_root=b.parent is None)
+
+    def point_ok(body: str, point: str, where: str) -> bool:
+        if body not in by_name:
+            p.append(f"{where}: unknown body {body!r}")
+            return False
+        if point not in RESERVED_POINTS and point not in (by_name[body].ports or {}):
+            p.append(f"{where}: body {body!r} has no point {point!r} "
+                     f"(use 'origin', 'com' or a port: {', '.join(by_name[body].ports) or 'none'})")
+            return False
+        return True
+
+    for k, load in enumerate(s.loads):
+        w = f"loads[{k}] ({load.type} on {load.body!r})"
+        if isinstance(load, Buoyancy):
+            point_ok(load.body, load.point, w)
+            c.number(load.fraction, f"{w}: fraction")
+        elif isinstance(load, Force):
+            point_ok(load.body, load.point, w)
+            c.vector(load.force, f"{w}: force")
+            c.frame(load.frame, w)
+        elif isinstance(load, Torque):
+            if load.body not in by_name:
+                p.append(f"{w}: unknown body {load.body!r}")
+            c.vector(load.torque, f"{w}: torque")
+            c.frame(load.frame, w)
+    for k, item in enumerate(s.inputs):
+        w = f"inputs[{k}] (wrench on {item.body!r})"
+        point_ok(item.body, item.point, w)
+        c.frame(item.frame, w)
+    for k, out in enumerate(s.outputs):
+        w = f"outputs[{k}] ({out.type} of {out.body!r})"
+        if out.type not in OUTPUT_KINDS:
+            p.append(f"{w}: unknown output type {out.type!r} (one of {', '.join(OUTPUT_KINDS)})")
+            continue
+        if not point_ok(out.body, out.point, w):
+            continue
+        if out.type in ("q", "qd", "qdd") and by_name[out.body].joint.dof != 1:
+            p.append(f"{w}: body {out.body!r} has a {by_name[out.body].joint.type!r} joint, "
+                     "not a 1-d.o.f. joint")
+        c.frame(out.frame, w)
+        if out.name is not None and (not isinstance(out.name, str)
+                                     or not IDENTIFIER.match(out.name)):
+            p.append(f"{w}: name {out.name!r} must be an identifier")
+
+    if p:
+        raise ModelError(p, name=s.name if isinstance(s.name, str) else None)
+    return Plan(
+        order=tuple(order),
+        parent=parent,
+        parent_port=parent_port,
+        ports={b.name: dict(b.ports) for b in s.bodies},
+    )
