@@ -11,9 +11,11 @@ evaluate its dynamics (batched, complex-step safe) and analyse it::
 
 from .dynamics import (
     InverseDynamics,
+    center_of_mass,
     energy,
     inverse_dynamics,
     mass_matrix,
+    momentum,
     motion_vector,
     velocity_names,
 )
@@ -70,10 +72,12 @@ __all__ = [
     "Weld",
     "WrenchInput",
     "__version__",
+    "center_of_mass",
     "energy",
     "inverse_dynamics",
     "load_model",
     "mass_matrix",
+    "momentum",
     "motion_vector",
     "simulate",
     "velocity_names",

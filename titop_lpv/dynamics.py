@@ -31,16 +31,18 @@ import numpy as np
 from .euler import dcm_to_euler, euler_rates_matrix, euler_to_dcm
 from .exceptions import DynamicsError
 from .model.compiled import FREE, PRISMATIC, REVOLUTE, Model
-from .spatial import cross, revolute_dcm, rot6, tau
+from .spatial import cross, revolute_dcm, skew
 
 __all__ = [
     "InverseDynamics",
+    "center_of_mass",
     "energy",
     "evaluate_outputs",
     "forward_dynamics",
     "inverse_dynamics",
     "kinematics",
     "mass_matrix",
+    "momentum",
     "motion_vector",
     "velocity_names",
 ]
@@ -48,7 +50,7 @@ __all__ = [
 
 def _mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Matrix-vector product over the last axes with broadcasting."""
-    return (A @ v[..., None])[..., 0]
+    return np.einsum("...ij,...j->...i", A, v)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -60,6 +62,24 @@ def _T(A: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- kinematics
+def _parent_map(PabT: np.ndarray, off: np.ndarray, shift: np.ndarray | None = None
+                ) -> np.ndarray:
+    """6×6 map from the parent's twist at its origin (parent frame) to the child's frame.
+
+    ``X = τ(−shift) diag(Pᵀ, Pᵀ) τ(−off)`` (``τ_{P P0}`` of a prismatic joint, the change of
+    frame, and ``τ_{C P_parent}``), built block-wise: ``[[Pᵀ, Pᵀ(*−off) + (*−shift)Pᵀ], [0, Pᵀ]]``.
+    """
+    top_right = PabT @ skew(-off)
+    if shift is not None:
+        top_right = top_right + skew(-shift) @ PabT
+    X = np.zeros((*np.broadcast_shapes(PabT.shape, top_right.shape)[:-2], 6, 6),
+                 dtype=np.result_type(PabT, top_right))
+    X[..., :3, :3] = PabT
+    X[..., 3:, 3:] = PabT
+    X[..., :3, 3:] = top_right
+    return X
+
+
 def kinematics(
     model: Model,
     x: Any,
@@ -124,21 +144,22 @@ def kinematics(
         # parent's twist moved to the port C (τ_CP), then projected in the child frame
         v = _mv(PabT, twp[..., :3] + cross(twp[..., 3:], off))
         w = _mv(PabT, twp[..., 3:])
-        Xi = rot6(PabT) @ tau(-off)
         Pi = Pp @ Pab
         ri = rp + _mv(Pp, off)
         qdi = qd[..., i, None]
         if kind == PRISMATIC:  # eq. (24): P = P0 + x t̃
             qt = q[..., i, None] * ax
             v = v + cross(w, qt) + qdi * ax
-            Xi = tau(-qt) @ Xi
+            Xi = _parent_map(PabT, off, qt)
             ci = np.concatenate((qdi * cross(w, ax), zero3), axis=-1)
             ri = ri + _mv(Pi, qt)
         elif kind == REVOLUTE:  # eq. (17): ω_A = ω_B + θ̇ r̃
             w = w + qdi * ax
             ci = np.concatenate((qdi * cross(v, ax), qdi * cross(w, ax)), axis=-1)
+            Xi = _parent_map(PabT, off)
         else:
             ci = zero6
+            Xi = _parent_map(PabT, off)
         P[i], r[i], X[i], c[i] = Pi, ri, Xi, np.broadcast_to(ci, (*batch, 6))
         tw[i] = np.broadcast_to(np.concatenate((v, w), axis=-1), (*batch, 6))
     return SimpleNamespace(P=P, r=r, tw=tw, X=X, c=c, q=q, qd=qd, phys=ph, batch=batch,
@@ -531,3 +552,30 @@ def joint_inertia_problems(model: Model, rtol: float = 1e-12) -> list[str]:
         for i, J in enumerate(kin.J)
         if J is not None and float(np.real(J)) <= rtol * scale
     ]
+
+
+# ---------------------------------------------------------------------------- momentum
+def center_of_mass(model: Model, x: Any, params: Any = None) -> np.ndarray:
+    """Position of the total centre of mass [m], inertial frame, shape (..., 3)."""
+    kin = kinematics(model, x, params)
+    ph = kin.phys
+    r_com = np.stack(kin.r, axis=-2) + _mv(np.stack(kin.P, axis=-3), ph.com)
+    return np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
+
+
+def momentum(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Linear momentum [kg m/s] and angular momentum about the inertial origin [kg m²/s].
+
+    Both in the inertial frame, shape (..., 3) each.
+    """
+    kin = kinematics(model, x, params)
+    ph = kin.phys
+    Pall = np.stack(kin.P, axis=-3)
+    tw = np.stack(kin.tw, axis=-2)
+    v, w = tw[..., :3], tw[..., 3:]
+    inertia = ph.vals[..., model._i.inertia]
+    p_body = ph.mass[..., None] * (v + cross(w, ph.com))  # m v_B, body frame
+    r_com = np.stack(kin.r, axis=-2) + _mv(Pall, ph.com)
+    p_in = _mv(Pall, p_body)
+    h_in = cross(r_com, p_in) + _mv(Pall, _mv(inertia, w))
+    return np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)

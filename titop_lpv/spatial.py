@@ -62,14 +62,13 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a = np.asarray(a)
     b = np.asarray(b)
-    return np.stack(
-        (
-            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-        ),
-        axis=-1,
-    )
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.result_type(a, b))
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
 
 
 def skew(v: np.ndarray) -> np.ndarray:
@@ -84,16 +83,15 @@ def skew(v: np.ndarray) -> np.ndarray:
     ndarray, shape (..., 3, 3)
     """
     v = np.asarray(v)
-    z = np.zeros_like(v[..., 0])
+    out = np.zeros((*v.shape[:-1], 3, 3), dtype=v.dtype if v.dtype.kind in "fc" else float)
     x, y, w = v[..., 0], v[..., 1], v[..., 2]
-    return np.stack(
-        (
-            np.stack((z, -w, y), axis=-1),
-            np.stack((w, z, -x), axis=-1),
-            np.stack((-y, x, z), axis=-1),
-        ),
-        axis=-2,
-    )
+    out[..., 0, 1] = -w
+    out[..., 0, 2] = y
+    out[..., 1, 0] = w
+    out[..., 1, 2] = -x
+    out[..., 2, 0] = -y
+    out[..., 2, 1] = x
+    return out
 
 
 def unit(v: np.ndarray) -> np.ndarray:
