@@ -16,8 +16,6 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .description import (
     JOINT_TYPES,
     LOAD_TYPES,
@@ -30,6 +28,7 @@ from .description import (
     Parameter,
     Torque,
     WrenchInput,
+    freeze,
 )
 
 if TYPE_CHECKING:
@@ -40,19 +39,6 @@ __all__ = ["System"]
 _TOP_KEYS = ("name", "gravity", "euler", "parameters", "bodies", "loads", "inputs", "outputs")
 _BODY_KEYS = ("name", "parent", "joint", "mass", "inertia", "com", "ports")
 _PARAM_KEYS = ("value", "min", "max", "unit", "description")
-
-
-def freeze(value: Any) -> Any:
-    """Turn array-likes into nested tuples; keep numbers, strings and other leaves as given."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, dict):
-        return {k: freeze(v) for k, v in value.items()}
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 class System:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Union
 
+import numpy as np
+
 Number = Union[float, str]  # noqa: UP007  a number or a parameter name
 Vector = tuple[Number, ...]
 Matrix = tuple[tuple[Number, ...], ...]
@@ -49,6 +51,27 @@ OUTPUT_KINDS = (
 FRAMES = ("inertial", "body")
 
 
+def freeze(value: Any) -> Any:
+    """Turn array-likes into nested tuples; keep numbers, strings and other leaves as given."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, dict):
+        return {k: freeze(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class _Record:
+    """Frozen dataclass mixin: array-like fields are stored as nested tuples."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            object.__setattr__(self, f.name, freeze(getattr(self, f.name)))
+
+
 def _record_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """Fields of a record that differ from their defaults, as plain Python data."""
     out: dict[str, Any] = {}
@@ -71,7 +94,7 @@ def _plain(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class Parameter:
+class Parameter(_Record):
     """A named model parameter.
 
     Attributes
@@ -95,7 +118,7 @@ class Parameter:
 
 
 @dataclass(frozen=True)
-class Joint:
+class Joint(_Record):
     """Base class of the joints; ``type`` is the schema's ``joint.type``."""
 
     type: ClassVar[str] = ""
@@ -177,7 +200,7 @@ JOINT_TYPES: dict[str, type[Joint]] = {
 
 
 @dataclass(frozen=True)
-class Body:
+class Body(_Record):
     """A rigid body and the joint that attaches it to its parent.
 
     Attributes
@@ -223,7 +246,7 @@ class Body:
 
 
 @dataclass(frozen=True)
-class Load:
+class Load(_Record):
     """Base class of the constant external loads."""
 
     type: ClassVar[str] = ""
@@ -266,7 +289,7 @@ LOAD_TYPES: dict[str, type[Load]] = {cls.type: cls for cls in (Buoyancy, Force, 
 
 
 @dataclass(frozen=True)
-class WrenchInput:
+class WrenchInput(_Record):
     """An external wrench input at a point of a body.
 
     Adds the six inputs ``<body>_<point>_Fx, …_Fy, …_Fz, …_Tx, …_Ty, …_Tz`` (force [N]
@@ -283,7 +306,7 @@ class WrenchInput:
 
 
 @dataclass(frozen=True)
-class Output:
+class Output(_Record):
     """A sensor.
 
     ``type`` is one of ``q``, ``qd``, ``qdd`` (joint of ``body``), ``position`` (of
