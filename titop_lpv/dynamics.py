@@ -128,7 +128,8 @@ def kinematics(
             b = model._base
             tw[i] = np.broadcast_to(x[..., b:b + 6], (*batch, 6))
             r[i] = np.broadcast_to(x[..., b + 6:b + 9], (*batch, 3))
-            P[i] = euler_to_dcm(x[..., b + 9:b + 12], model.euler)
+            P[i] = np.broadcast_to(euler_to_dcm(x[..., b + 9:b + 12], model.euler),
+                                   (*batch, 3, 3))
             c[i] = zero6
             continue
         p = model.parent[i]
@@ -160,7 +161,9 @@ def kinematics(
         else:
             ci = zero6
             Xi = _parent_map(PabT, off)
-        P[i], r[i], X[i], c[i] = Pi, ri, Xi, np.broadcast_to(ci, (*batch, 6))
+        P[i] = np.broadcast_to(Pi, (*batch, 3, 3))
+        r[i] = np.broadcast_to(ri, (*batch, 3))
+        X[i], c[i] = Xi, np.broadcast_to(ci, (*batch, 6))
         tw[i] = np.broadcast_to(np.concatenate((v, w), axis=-1), (*batch, 6))
     return SimpleNamespace(P=P, r=r, tw=tw, X=X, c=c, q=q, qd=qd, phys=ph, batch=batch,
                            dtype=dtype)

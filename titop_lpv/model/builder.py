@@ -211,7 +211,7 @@ class System:
         for i, item in enumerate(_list(data, "loads", s.problems)):
             where = f"loads[{i}]"
             kind = item.get("type")
-            if kind not in LOAD_TYPES:
+            if not isinstance(kind, str) or kind not in LOAD_TYPES:
                 s.problems.append(f"{where}: unknown load type {kind!r} "
                                   f"(expected one of {', '.join(LOAD_TYPES)})")
                 continue
@@ -247,14 +247,12 @@ class System:
             self.problems.append(f"{where}: missing 'joint' table (e.g. joint = {{type = 'free'}})")
             return
         kind = jspec.get("type")
-        if kind not in JOINT_TYPES:
+        if not isinstance(kind, str) or kind not in JOINT_TYPES:
             self.problems.append(f"{where}: unknown joint type {kind!r} "
                                  f"(expected one of {', '.join(JOINT_TYPES)})")
             return
         jcls = JOINT_TYPES[kind]
         kw = _record_kwargs(jspec, jcls, f"{where} joint", self.problems, skip=("type",))
-        if "mass" not in body:
-            self.problems.append(f"{where}: missing 'mass'")
         ports = body.get("ports", {})
         if not isinstance(ports, dict):
             self.problems.append(f"{where}: 'ports' must be a table name -> [x, y, z]")

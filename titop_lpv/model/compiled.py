@@ -21,6 +21,7 @@ import numpy as np
 from ..exceptions import ModelError, ShapeError, UnknownNameError
 from ..spatial import dynamic_model, unit
 from .description import Buoyancy, Force, Free, Prismatic, Revolute, Weld
+from .signals import BASE_STATES, signal_names
 from .validate import check
 
 if TYPE_CHECKING:
@@ -32,15 +33,6 @@ __all__ = ["FREE", "PRISMATIC", "REVOLUTE", "WELD", "Model", "compile_system"]
 
 FREE, WELD, REVOLUTE, PRISMATIC = 0, 1, 2, 3
 _KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC}
-BASE_STATES = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "phi", "theta", "psi")
-WRENCH_INPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
-_SUFFIX = {
-    "position": ("x", "y", "z"),
-    "attitude": ("phi", "theta", "psi"),
-    "velocity": ("vx", "vy", "vz"),
-    "angular_velocity": ("wx", "wy", "wz"),
-    "acceleration": ("ax", "ay", "az"),
-}
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 
 
@@ -155,8 +147,8 @@ class Model:
             w_point.append(points[(item.body, item.point)])
             w_frame.append(item.frame == "body")
             w_col.append(len(inputs))
-            prefix = item.body if item.point == "origin" else f"{item.body}_{item.point}"
-            inputs += [f"{prefix}_{c}" for c in WRENCH_INPUTS]
+            inputs += [f"{item.body}_{item.point}_{c}" if item.point != "origin"
+                       else f"{item.body}_{c}" for c in ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")]
 
         l_kind, l_body, l_point, l_vec, l_frame, l_frac = [], [], [], [], [], []
         for load in s.loads:
@@ -175,37 +167,14 @@ class Model:
                 l_frame.append(load.frame == "body")
                 l_frac.append(slots.add(0.0))
 
+        _, _, named_outputs = signal_names(bodies, list(s.inputs), list(s.outputs))
         outputs: list[str] = []
         out_spec: list[tuple[str, int, list[int], bool, slice]] = []
-        specs = list(s.outputs)
-        if not specs:  # the configuration: what the paper plots
-            from .description import Output
-
-            for b in bodies:
-                if isinstance(b.joint, Free):
-                    specs += [Output("position", b.name), Output("attitude", b.name)]
-                elif b.joint.dof == 1:
-                    specs.append(Output("q", b.name))
-        for out in specs:
+        for out, onames in named_outputs:
             start = len(outputs)
-            if out.type in ("q", "qd", "qdd"):
-                outputs.append(out.name or f"{out.body}_{out.type}")
-            else:
-                prefix = out.name or (
-                    out.body if out.point == "origin" or out.type in
-                    ("attitude", "angular_velocity") else f"{out.body}_{out.point}"
-                )
-                outputs += [f"{prefix}_{c}" for c in _SUFFIX[out.type]]
+            outputs += onames
             out_spec.append((out.type, bindex[out.body], points[(out.body, out.point)],
                              out.frame == "body", slice(start, len(outputs))))
-
-        problems = []
-        for what, sig in (("state", states), ("input", inputs), ("output", outputs)):
-            dup = sorted({x for x in sig if sig.count(x) > 1})
-            if dup:
-                problems.append(f"{what} names collide: {dup} (rename a body, port or output)")
-        if problems:
-            raise ModelError(problems, name=s.name)
 
         units: dict[str, str] = {}
         for i, b in enumerate(bodies):
@@ -263,7 +232,10 @@ class Model:
         self._param_slots = _readonly(np.flatnonzero(self._slot_param >= 0), int)
         self._param_defaults = _readonly([float(p.value) for p in s.parameters.values()], float)
         self._description = copy.deepcopy(s.to_dict())
-        self._default_physics = self._physics(self._values(None))
+        default = self._physics(self._values(None))
+        for value in vars(default).values():
+            value.setflags(write=False)  # shared by every evaluation: never modified
+        self._default_physics = default
         self._frozen = True
 
     # ------------------------------------------------------------------ immutability
@@ -271,6 +243,11 @@ class Model:
         if getattr(self, "_frozen", False):
             raise AttributeError(f"Model is immutable: cannot set {key!r}")
         object.__setattr__(self, key, value)
+
+    def __delattr__(self, key: str) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"Model is immutable: cannot delete {key!r}")
+        object.__delattr__(self, key)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Model) and self._description == other._description

@@ -36,7 +36,10 @@ def read_description(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ModelFileError(f"model file {str(path)!r} does not exist")
     suffix = path.suffix.lower()
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ModelFileError(f"{path.name}: not UTF-8 text ({err})") from None
     try:
         if suffix == ".toml":
             return tomllib.loads(text)

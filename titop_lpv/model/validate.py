@@ -18,6 +18,7 @@ import numpy as np
 from ..euler import SEQUENCES
 from ..exceptions import ModelError
 from .description import FRAMES, OUTPUT_KINDS, Body, Buoyancy, Force, Free, Torque, Weld
+from .signals import collisions, signal_names
 
 if TYPE_CHECKING:
     from .builder import System
@@ -28,6 +29,20 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_POINTS = ("origin", "com")
 ROTATION_TOL = 1e-9
 SYMMETRY_TOL = 1e-9
+
+
+def _user_stacklevel() -> int:
+    """Stack level of the first caller outside titop_lpv (so warnings point at user code)."""
+    import inspect
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parents[1])
+    level = 1
+    for frame in inspect.stack()[1:]:
+        level += 1
+        if not str(Path(frame.filename).resolve()).startswith(package):
+            return level - 1
+    return level
 
 
 class TitopWarning(UserWarning):
@@ -80,10 +95,14 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.problems.append(f"{where}: must be a number or a parameter name, got {value!r}")
             return None
-        if not math.isfinite(value):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
             self.problems.append(f"{where}: must be finite, got {value}")
             return None
-        return float(value)
+        return number
 
     def number(self, value: Any, where: str) -> float | None:
         if value is None:
@@ -167,7 +186,7 @@ class _Checker:
                 f"inequality ({c:.6g} > {a:.6g} + {b_:.6g}): no real mass distribution has "
                 "this inertia; the dynamics stay well defined",
                 TitopWarning,
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
 
     def joint(self, b: Body, is_root: bool) -> None:
@@ -237,7 +256,11 @@ def check(system: System) -> Plan:
         if not isinstance(b.parent, str):
             p.append(f"body {b.name!r}: parent must be 'body' or 'body.port', got {b.parent!r}")
             continue
-        pname, _, port = b.parent.partition(".")
+        pname, dot, port = b.parent.partition(".")
+        if dot and not port:
+            p.append(f"body {b.name!r}: parent {b.parent!r} ends with '.'; "
+                     "write 'body' or 'body.port'")
+            continue
         port = port or "origin"
         if pname not in by_name:
             p.append(f"body {b.name!r}: unknown parent body {pname!r}")
@@ -270,7 +293,16 @@ def check(system: System) -> Plan:
         order.append(i)
         placed.add(names[i])
         remaining.remove(i)
-    cyc = [names[i] for i in remaining if parent.get(names[i]) is not None]
+    def on_cycle(name: str) -> bool:
+        seen = set()
+        while name in parent and parent[name] is not None:
+            if name in seen:
+                return True
+            seen.add(name)
+            name = parent[name]
+        return False
+
+    cyc = [names[i] for i in remaining if on_cycle(names[i])]
     if cyc:
         p.append(f"bodies: cycle in the parent links among {cyc}")
 
@@ -319,6 +351,14 @@ def check(system: System) -> Plan:
         if out.name is not None and (not isinstance(out.name, str)
                                      or not IDENTIFIER.match(out.name)):
             p.append(f"{w}: name {out.name!r} must be an identifier")
+
+    if not cyc and len(roots) == 1 and all(b.name in parent for b in s.bodies):
+        try:
+            states, inputs, outs = signal_names([s.bodies[i] for i in order], list(s.inputs),
+                                                list(s.outputs))
+            p.extend(collisions(states, inputs, [n for _, names in outs for n in names]))
+        except (KeyError, TypeError, AttributeError):  # already reported as other problems
+            pass
 
     if p:
         raise ModelError(p, name=s.name if isinstance(s.name, str) else None)
