@@ -286,11 +286,12 @@ class PeerModel:
         for name, parent in self._parents.items():
             if parent is not None:
                 children[parent[0]].append(name)
+        # depth-first: pin.crba needs every subtree on a contiguous block of velocity indices
         order, stack = [], [roots[0]]
         while stack:
-            name = stack.pop(0)
+            name = stack.pop()
             order.append(name)
-            stack.extend(children[name])
+            stack.extend(reversed(children[name]))
         if len(order) != len(self.bodies):
             missing = sorted(set(self.bodies) - set(order))
             raise ValueError(f"bodies not connected to the root (cycle?): {missing}")

@@ -310,9 +310,19 @@ def _state_derivative(model: Model, x: np.ndarray, kin: SimpleNamespace) -> np.n
     return xdot
 
 
+def _state_and_input(model: Model, x: Any, u: Any) -> tuple[np.ndarray, Any]:
+    """Checked state, broadcast to the batch axes of the input (if any)."""
+    x = model._state(x)
+    if u is not None:
+        u = model._input(u, x.shape[:-1])
+        batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
+        x = np.broadcast_to(x, (*batch, x.shape[-1]))
+    return x, u
+
+
 def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
     """State derivative of the model (see :meth:`Model.dynamics`), shape (..., n_states)."""
-    x = model._state(x)
+    x, u = _state_and_input(model, x, u)
     kin = _forward(model, x, u, model.physics(params))
     return _state_derivative(model, x, kin)
 
@@ -320,7 +330,7 @@ def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None) ->
 # ---------------------------------------------------------------------------- outputs
 def evaluate_outputs(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
     """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs)."""
-    x = model._state(x)
+    x, u = _state_and_input(model, x, u)
     ph = model.physics(params)
     if any(spec[0] in ("qdd", "acceleration") for spec in model._outputs):
         kin = _forward(model, x, u, ph)
@@ -373,7 +383,7 @@ def motion_vector(model: Model, x: Any, body: str, point: str = "origin", u: Any
         Spatial acceleration w.r.t. the body frame and twist of the point (body frame),
         its inertial position [m] and the body's Euler angles ``(φ, θ, ψ)`` (model sequence).
     """
-    x = model._state(x)
+    x, u = _state_and_input(model, x, u)
     ph = model.physics(params)
     kin = _forward(model, x, u, ph)
     b = model.body_index(body)
@@ -475,7 +485,7 @@ def inverse_dynamics(model: Model, x: Any, acceleration: Any, u: Any = None,
     -------
     InverseDynamics
     """
-    x = model._state(x)
+    x, u = _state_and_input(model, x, u)
     kin = kinematics(model, x, params)
     names = velocity_names(model)
     nudot = np.asarray(acceleration)
