@@ -274,7 +274,7 @@ def free_body(
 
 def falling_body(
     mass: float = 2.0,
-    inertia: Any = ((1.0, 0.1, 0.0), (0.1, 2.0, 0.2), (0.0, 0.2, 3.0)),
+    inertia: Any = ((2.0, 0.1, 0.0), (0.1, 2.5, 0.2), (0.0, 0.2, 3.0)),
     g: float = 9.81,
     w0: Any = (0.0, 0.0, 0.0),
 ) -> Desc:

@@ -7,6 +7,8 @@ floating base, ``c_q``, ``c_qd`` for a one-d.o.f. joint, ``c_tau`` for its actua
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .description import Body, Free, Output, WrenchInput
 
 __all__ = ["BASE_STATES", "WRENCH_INPUTS", "collisions", "signal_names"]
@@ -67,7 +69,7 @@ def collisions(states: list[str], inputs: list[str], outputs: list[str]) -> list
     """One problem line per kind of signal whose names collide."""
     problems = []
     for what, sig in (("state", states), ("input", inputs), ("output", outputs)):
-        dup = sorted({x for x in sig if sig.count(x) > 1})
+        dup = sorted(name for name, count in Counter(sig).items() if count > 1)
         if dup:
             problems.append(f"{what} names collide: {dup} (rename a body, port or output)")
     return problems

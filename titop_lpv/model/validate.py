@@ -281,18 +281,32 @@ def check(system: System) -> Plan:
     if len(roots) > 1:
         p.append(f"bodies: {len(roots)} root bodies {roots}; exactly one body may omit 'parent'")
 
-    # Cycles: follow parents; a body that never reaches the world is on (or below) a cycle.
+    # Topological order (declaration order where it allows): Kahn's algorithm on a heap.
+    # A body that never becomes ready is on, or below, a cycle.
+    import heapq
+
+    children: dict[str, list[int]] = {}
+    ready: list[int] = []
+    for i, b in enumerate(s.bodies):
+        if b.name not in parent:
+            continue
+        if parent[b.name] is None:
+            ready.append(i)
+        else:
+            children.setdefault(parent[b.name], []).append(i)
+    heapq.heapify(ready)
     order: list[int] = []
-    placed: set[str] = set()
-    remaining = [i for i, b in enumerate(s.bodies) if b.name in parent]
-    while True:
-        ready = [i for i in remaining if parent[names[i]] is None or parent[names[i]] in placed]
-        if not ready:
-            break
-        i = ready[0]
+    placed: set[int] = set()
+    while ready:
+        i = heapq.heappop(ready)
+        if i in placed:
+            continue
+        placed.add(i)
         order.append(i)
-        placed.add(names[i])
-        remaining.remove(i)
+        for k in children.get(names[i], []):
+            heapq.heappush(ready, k)
+    remaining = [i for i, b in enumerate(s.bodies) if b.name in parent and i not in placed]
+
     def on_cycle(name: str) -> bool:
         seen = set()
         while name in parent and parent[name] is not None:
