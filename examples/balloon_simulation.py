@@ -2,7 +2,7 @@
 
 Simulates examples/balloon.toml for 20 s from θ1,0 = 170°, θ2,0 = −170° (everything else at
 rest), prints the final state and the energy balance, compares with the independent peer
-trajectory of ../shared/reference when it is present, and saves the 9-output figure.
+trajectory (tests/data, from ../shared/reference), and saves the 9-output figure.
 
 Run from the repository root::
 
@@ -26,7 +26,7 @@ import numpy as np
 import titop_lpv as tl
 
 HERE = Path(__file__).resolve().parent
-REFERENCE = HERE.parent.parent / "shared" / "reference" / "balloon_trajectory.json"
+REFERENCE = HERE.parent / "tests" / "data" / "balloon_trajectory.json"  # independent peer
 SIGNALS = ["balloon_x", "balloon_y", "balloon_z", "balloon_phi", "balloon_theta",
            "balloon_psi", "slider_q", "pendulum1_q", "pendulum2_q"]
 

@@ -18,7 +18,7 @@ into a ``pinocchio.Model`` by ``tests/peer_pinocchio.py`` (which does not import
 * the kinetic and potential energies and the centre of mass on conservative random trees
   (relative ``<= 1e-10``);
 * a simulation of ``examples/balloon.toml`` over 20 s against the shared reference trajectory
-  ``/work/shared/reference/balloon_trajectory.json`` (Pinocchio ``aba`` + DOP853 at rtol
+  ``tests/data/balloon_trajectory.json`` (a copy of ``../shared/reference``) (Pinocchio ``aba`` + DOP853 at rtol
   1e-10, cross-checked by a sympy Kane model to 6e-10): balloon position, attitude and joint
   coordinates to ``1e-7`` absolute.
 """
@@ -44,7 +44,7 @@ import titop_lpv as tl
 from titop_lpv.euler import dcm_to_euler
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = Path("/work/shared/reference/balloon_trajectory.json")
+REFERENCE = REPO / "tests" / "data" / "balloon_trajectory.json"  # copy of ../shared/reference
 TWIST = ("vx", "vy", "vz", "wx", "wy", "wz")
 EULER = ("phi", "theta", "psi")
 
