@@ -18,9 +18,9 @@ into a ``pinocchio.Model`` by ``tests/peer_pinocchio.py`` (which does not import
 * the kinetic and potential energies and the centre of mass on conservative random trees
   (relative ``<= 1e-10``);
 * a simulation of ``examples/balloon.toml`` over 20 s against the shared reference trajectory
-  ``tests/data/balloon_trajectory.json`` (a copy of ``../shared/reference``) (Pinocchio ``aba`` + DOP853 at rtol
-  1e-10, cross-checked by a sympy Kane model to 6e-10): balloon position, attitude and joint
-  coordinates to ``1e-7`` absolute.
+  ``tests/data/balloon_trajectory.json``, a copy of ``../shared/reference`` (Pinocchio ``aba``
+  + DOP853 at rtol 1e-10, cross-checked by a sympy Kane model to 6e-10): balloon position,
+  attitude and joint coordinates to ``1e-7`` absolute.
 """
 
 from __future__ import annotations
