@@ -49,7 +49,20 @@ __all__ = [
 
 
 def _mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Matrix-vector product over the last axes with broadcasting."""
+    """Matrix-vector product over the last axes with broadcasting.
+
+    When the matrices carry fewer batch axes than the vectors (model constants applied to a
+    batch of states), the product is routed to one BLAS matrix product per matrix, which is
+    an order of magnitude faster than a broadcasting ``einsum``.
+    """
+    if A.ndim == 2:
+        return v @ A.T
+    if A.ndim == 3 and v.ndim > 2 and v.shape[-2] == A.shape[0]:
+        vv = np.moveaxis(v, -2, 0)
+        out = vv.reshape(A.shape[0], -1, v.shape[-1]) @ np.swapaxes(A, -1, -2)
+        return np.moveaxis(out.reshape(*vv.shape[:-1], A.shape[-2]), 0, -2)
+    if v.ndim == 1:
+        return A @ v
     return np.einsum("...ij,...j->...i", A, v)
 
 
@@ -216,7 +229,8 @@ def _bias(model: Model, kin: SimpleNamespace, u: np.ndarray, gravity_and_loads: 
     p = np.concatenate((cross(w, h[..., :3]), cross(v, h[..., :3]) + cross(w, h[..., 3:])), -1)
     if gravity_and_loads:
         Pall = np.stack(kin.P, axis=-3)
-        g_body = np.einsum("...nji,...j->...ni", Pall, ph.gravity)
+        g_body = ph.gravity[..., None, None, :] @ Pall  # P_{a/i}ᵀ g as row vectors
+        g_body = g_body[..., 0, :]
         p = p - _mv(D[..., :, :3], g_body) - _external_wrenches(model, kin, u)
     return tw, p
 
