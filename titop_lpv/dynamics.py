@@ -334,11 +334,56 @@ def _state_and_input(model: Model, x: Any, u: Any) -> tuple[np.ndarray, Any]:
     return x, u
 
 
-def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
-    """State derivative of the model (see :meth:`Model.dynamics`), shape (..., n_states)."""
+def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
+                     backend: str = "auto") -> np.ndarray:
+    """State derivative of the model (see :meth:`Model.dynamics`), shape (..., n_states).
+
+    Parameters
+    ----------
+    backend : {"auto", "numpy", "compiled"}
+        ``"numpy"``: the vectorised recursion of this module (the reference);
+        ``"compiled"``: the same recursion compiled by numba (:mod:`titop_lpv.kernel`),
+        one state at a time, for physical data without batch axes; ``"auto"`` picks the
+        compiled one whenever the parameters carry no batch axes.
+    """
     x, u = _state_and_input(model, x, u)
-    kin = _forward(model, x, u, model.physics(params))
+    ph = model.physics(params)
+    if backend not in ("auto", "numpy", "compiled"):
+        raise ValueError(f"backend must be 'auto', 'numpy' or 'compiled', got {backend!r}")
+    if backend == "compiled" or (backend == "auto" and ph.vals.ndim == 1):
+        return _forward_compiled(model, x, u, ph)
+    kin = _forward(model, x, u, ph)
     return _state_derivative(model, x, kin)
+
+
+def _forward_compiled(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> np.ndarray:
+    from . import kernel
+
+    if ph.vals.ndim != 1:
+        raise ValueError("the compiled backend needs parameters without batch axes")
+    n_x, n_u = model.n_states, model.n_inputs
+    if x.ndim == 1 and u is None:  # the common single-state call (ODE solvers)
+        batch: tuple[int, ...] = ()
+        X = x.reshape(1, n_x)
+        U = np.zeros((1, n_u))
+    else:
+        u = model._input(u, x.shape[:-1])
+        batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
+        size = int(np.prod(batch))
+        X = np.broadcast_to(x, (*batch, n_x)).reshape(size, n_x)
+        U = np.broadcast_to(u, (*batch, n_u)).reshape(size, n_u)
+    cached = model._kernel_cache.get("data")
+    if cached is not None and cached[0] is ph:
+        data = cached[1]
+    else:
+        data = kernel.kernel_data(model, ph)
+        model._kernel_cache["data"] = (ph, data)
+    xdot, status = kernel.run(data, X, U)
+    if status >= 0:
+        raise DynamicsError(
+            f"body {model.body_names[status]!r}: the joint has zero apparent inertia "
+            "J_r (eq. 20): its subtree has no mass or inertia along the joint axis")
+    return xdot.reshape(*batch, n_x)
 
 
 # ---------------------------------------------------------------------------- outputs

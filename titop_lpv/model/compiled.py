@@ -236,6 +236,8 @@ class Model:
         for value in vars(default).values():
             value.setflags(write=False)  # shared by every evaluation: never modified
         self._default_physics = default
+        self._kernel_cache: dict[str, Any] = {}  # compiled-kernel arguments (content only)
+        self._physics_cache: dict[tuple[str, bytes], SimpleNamespace] = {}
         self._frozen = True
 
     # ------------------------------------------------------------------ immutability
@@ -384,10 +386,28 @@ class Model:
         return u
 
     def physics(self, params: Any = None) -> SimpleNamespace:
-        """Resolved physical data for ``params`` (cached for the defaults)."""
+        """Resolved physical data for ``params``.
+
+        The defaults are computed once; the last few other unbatched parameter vectors are
+        kept in a small cache (keyed by their values), so that an ODE solver or a trim loop
+        calling :meth:`dynamics` with the same ``params`` pays the resolution once.
+        """
         if params is None or (isinstance(params, dict) and not params):
             return self._default_physics
-        return self._physics(self._values(params))
+        pv = self.param_vector(params)
+        if pv.ndim != 1:
+            return self._physics(self._values(pv))
+        key = (pv.dtype.str, pv.tobytes())
+        cache = self._physics_cache
+        ph = cache.get(key)
+        if ph is None:
+            ph = self._physics(self._values(pv))
+            for value in vars(ph).values():
+                value.setflags(write=False)
+            if len(cache) >= 8:
+                cache.pop(next(iter(cache)))
+            cache[key] = ph
+        return ph
 
     def _physics(self, vals: np.ndarray) -> SimpleNamespace:
         i = self._i
