@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import titop_lpv as tl
+from titop_lpv.dynamics import forward_dynamics
 
 try:
     import tomllib
@@ -262,6 +263,20 @@ def main(argv: list[str] | None = None) -> int:
             "titop_timing": batched,
         }
     )
+
+    # the numpy reference recursion (vectorised over states; used for batched parameters)
+    for label, xs, count in (("1 state", x1, 1), (f"{batch} states", xb, batch)):
+        ref = measure(lambda xs=xs: forward_dynamics(balloon, xs, backend="numpy"))
+        report(
+            {
+                "case": f"balloon numpy ref, {label}",
+                "bodies": n_balloon,
+                "titop_call_s": ref["best"],
+                "titop_unit_s": ref["best"] / count,
+                "unit": "state",
+                "titop_timing": ref,
+            }
+        )
 
     # ---------------------------------------------------------------- chains
     for n in sizes:
