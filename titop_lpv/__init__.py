@@ -9,16 +9,8 @@ evaluate its dynamics (batched, complex-step safe) and analyse it::
     traj.plot(["balloon_x", "balloon_y", "slider_q"])
 """
 
-from .dynamics import (
-    InverseDynamics,
-    center_of_mass,
-    energy,
-    inverse_dynamics,
-    mass_matrix,
-    momentum,
-    motion_vector,
-    velocity_names,
-)
+from .dynamics import motion_vector
+from .energy import center_of_mass, energy, momentum
 from .exceptions import (
     DynamicsError,
     ModelError,
@@ -27,6 +19,7 @@ from .exceptions import (
     TitopError,
     UnknownNameError,
 )
+from .inverse_dynamics import InverseDynamics, inverse_dynamics, mass_matrix, velocity_names
 from .model import (
     Body,
     Buoyancy,
