@@ -94,14 +94,19 @@ class Model:
         self.body_names = names
         self.param_names = tuple(s.parameters)
         slots = _Slots(self.param_names)
-        n = len(bodies)
 
         parent = [bindex[plan.parent[b.name]] if plan.parent[b.name] else -1 for b in bodies]
         kind = [_KIND[type(b.joint)] for b in bodies]
-        states: list[str] = []
-        inputs: list[str] = []
-        q_idx, qd_idx, tau_col = [-1] * n, [-1] * n, [-1] * n
-        base = -1
+        states, inputs, named_outputs = signal_names(bodies, list(s.inputs), list(s.outputs))
+        sindex = {nm: k for k, nm in enumerate(states)}
+        iindex = {nm: k for k, nm in enumerate(inputs)}
+        q_idx = [sindex.get(f"{b.name}_q", -1) if kind[i] >= REVOLUTE else -1
+                 for i, b in enumerate(bodies)]
+        qd_idx = [q + 1 if q >= 0 else -1 for q in q_idx]
+        tau_col = [iindex.get(f"{b.name}_tau", -1) if kind[i] >= REVOLUTE else -1
+                   for i, b in enumerate(bodies)]
+        base = sindex[f"{bodies[0].name}_vx"] if kind and kind[0] == FREE else -1
+        base0: list[int] = []
         zero3 = slots.vec((0.0, 0.0, 0.0))
         i_mass, i_inertia, i_com, i_off, i_rot, i_axis = [], [], [], [], [], []
         i_scalar: dict[str, list[int]] = {k: [] for k in ("k", "d", "rest", "q0", "qd0")}
@@ -125,30 +130,16 @@ class Model:
             for key, attr in (("k", "stiffness"), ("d", "damping"), ("rest", "rest"),
                               ("q0", "q0"), ("qd0", "qd0")):
                 i_scalar[key].append(slots.add(getattr(j, attr, 0.0)))
-            if kind[i] == FREE:
-                base = len(states)
-                states += [f"{b.name}_{q}" for q in BASE_STATES]
-                # initial conditions, in state order: v0, w0, position0, (φ, θ, ψ)
+            if kind[i] == FREE:  # initial conditions in state order: v0, w0, position0, (φ, θ, ψ)
                 e = j.euler0
-                self._base0 = slots.vec((*j.v0, *j.w0, *j.position0, e[2], e[1], e[0]))
-            elif kind[i] in (REVOLUTE, PRISMATIC):
-                q_idx[i], qd_idx[i] = len(states), len(states) + 1
-                states += [f"{b.name}_q", f"{b.name}_qd"]
-                if j.actuated:
-                    tau_col[i] = len(inputs)
-                    inputs.append(f"{b.name}_tau")
+                base0 = slots.vec((*j.v0, *j.w0, *j.position0, e[2], e[1], e[0]))
         self._base = base
-        if base < 0:
-            self._base0 = []
 
-        w_body, w_point, w_frame, w_col = [], [], [], []
-        for item in s.inputs:
-            w_body.append(bindex[item.body])
-            w_point.append(points[(item.body, item.point)])
-            w_frame.append(item.frame == "body")
-            w_col.append(len(inputs))
-            inputs += [f"{item.body}_{item.point}_{c}" if item.point != "origin"
-                       else f"{item.body}_{c}" for c in ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")]
+        n_taus = sum(t >= 0 for t in tau_col)
+        w_body = [bindex[item.body] for item in s.inputs]
+        w_point = [points[(item.body, item.point)] for item in s.inputs]
+        w_frame = [item.frame == "body" for item in s.inputs]
+        w_col = [n_taus + 6 * k for k in range(len(s.inputs))]
 
         l_kind, l_body, l_point, l_vec, l_frame, l_frac = [], [], [], [], [], []
         for load in s.loads:
@@ -167,7 +158,6 @@ class Model:
                 l_frame.append(load.frame == "body")
                 l_frac.append(slots.add(0.0))
 
-        _, _, named_outputs = signal_names(bodies, list(s.inputs), list(s.outputs))
         outputs: list[str] = []
         out_spec: list[tuple[str, int, list[int], bool, slice]] = []
         for out, onames in named_outputs:
@@ -212,10 +202,9 @@ class Model:
             rot=_readonly(i_rot, int),
             axis=_readonly(i_axis, int),
             gravity=_readonly(slots.vec(s.gravity), int),
-            base0=_readonly(self._base0, int),
+            base0=_readonly(base0, int),
             **{k: _readonly(v, int) for k, v in i_scalar.items()},
         )
-        del self._base0
         self._loads = SimpleNamespace(
             kind=_readonly(l_kind, int), body=_readonly(l_body, int),
             point=_readonly(l_point, int).reshape(-1, 3), vec=_readonly(l_vec, int).reshape(-1, 3),
