@@ -37,7 +37,10 @@ from .model import (
     WrenchInput,
     load_model,
 )
+from .operating_point import OperatingPoint
 from .simulate import Trajectory, simulate
+from .sweep import TrimSweep, trim_sweep
+from .trim import TrimError, TrimSpecError, trim
 
 __version__ = "0.1.0"
 
@@ -51,6 +54,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelFileError",
+    "OperatingPoint",
     "Output",
     "Parameter",
     "Prismatic",
@@ -61,6 +65,9 @@ __all__ = [
     "TitopWarning",
     "Torque",
     "Trajectory",
+    "TrimError",
+    "TrimSpecError",
+    "TrimSweep",
     "UnknownNameError",
     "Weld",
     "WrenchInput",
@@ -73,5 +80,7 @@ __all__ = [
     "momentum",
     "motion_vector",
     "simulate",
+    "trim",
+    "trim_sweep",
     "velocity_names",
 ]

@@ -1,0 +1,258 @@
+"""Parameter continuation of operating points: :func:`trim_sweep` and :class:`TrimSweep`.
+
+The grid is walked in a snake order (neighbouring points follow each other); each point's
+trim starts from its predecessor's solution, so the sweep follows one branch of
+equilibria. A point where no equilibrium is found is kept with ``success=False`` and the
+next point starts again from the last solution that succeeded.
+
+With an executor (any ``concurrent.futures.Executor``: local processes, threads, or a Dask
+cluster's ``client.get_executor()``), the walk is cut into contiguous chunks; the first
+point of each chunk is trimmed serially by continuation along the chunk heads, then the
+chunks run in parallel, each by continuation from its head.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, as_completed
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .exceptions import TitopError
+from .model.compiled import Model
+from .operating_point import OperatingPoint
+from .trim import trim
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["Progress", "TrimSweep", "trim_sweep"]
+
+
+class Progress:
+    """A minimal text progress bar on ``stderr`` (works in terminals and notebooks)."""
+
+    def __init__(self, total: int, label: str = "", stream: Any = None, width: int = 30):
+        self.total, self.label, self.width = total, label, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.start = time.perf_counter()
+        self.done = 0
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        self.done = done
+        total = total or self.total
+        frac = done / total if total else 1.0
+        bar = "#" * round(frac * self.width)
+        elapsed = time.perf_counter() - self.start
+        end = "\n" if done >= total else ""
+        self.stream.write(f"\r{self.label} {done}/{total} [{bar:<{self.width}}] "
+                          f"{elapsed:.1f} s{end}")
+        self.stream.flush()
+
+
+@dataclass(frozen=True)
+class TrimSweep:
+    """Operating points over a parameter grid.
+
+    Attributes
+    ----------
+    axes : dict
+        ``name -> 1-D array`` of the grid (in the order given).
+    points : ndarray of OperatingPoint, shape ``tuple(len(a) for a in axes.values())``
+    """
+
+    axes: dict[str, np.ndarray]
+    points: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Grid shape."""
+        return self.points.shape
+
+    @property
+    def success(self) -> np.ndarray:
+        """Boolean array: which grid points are equilibria."""
+        return np.vectorize(lambda op: op.success, otypes=[bool])(self.points)
+
+    def __len__(self) -> int:
+        return self.points.size
+
+    def __iter__(self) -> Iterable[OperatingPoint]:
+        return iter(self.points.flat)
+
+    def __getitem__(self, index: Any) -> Any:
+        """Grid point(s) by index, like a numpy array (``sweep[3]``, ``sweep[2, 0]``)."""
+        return self.points[index]
+
+    def values(self, name: str) -> np.ndarray:
+        """A state, input or parameter over the grid (NaN where the trim failed)."""
+        return np.vectorize(lambda op: op[name] if op.success else np.nan,
+                            otypes=[float])(self.points)
+
+    def residual_norms(self) -> np.ndarray:
+        """``max |residual|`` over the grid."""
+        return np.vectorize(lambda op: op.residual_norm, otypes=[float])(self.points)
+
+    def report(self) -> str:
+        """Summary: grid, successes, failures with their residuals."""
+        ok = self.success
+        lines = [f"trim sweep over {', '.join(f'{k} ({v.size})' for k, v in self.axes.items())}: "
+                 f"{int(ok.sum())}/{ok.size} equilibria found"]
+        for idx in zip(*np.nonzero(~ok)):
+            op = self.points[idx]
+            at = ", ".join(f"{k}={v[i]:g}" for (k, v), i in zip(self.axes.items(), idx))
+            lines.append(f"  no equilibrium at {at}: max |residual| = {op.residual_norm:.2e}"
+                         f" ({op.message})")
+        return "\n".join(lines)
+
+    def plot(self, names: Sequence[str]) -> Figure:
+        """Each name against the first grid parameter (one line per value of the others)."""
+        import matplotlib.pyplot as plt
+
+        first, xs = next(iter(self.axes.items()))
+        fig, axes = plt.subplots(len(names), 1, figsize=(6, 2.4 * len(names)), squeeze=False,
+                                 sharex=True, layout="constrained")
+        for ax, name in zip(axes[:, 0], names):
+            vals = self.values(name).reshape(len(xs), -1)
+            ax.plot(xs, vals, marker=".")
+            ax.set_ylabel(name)
+            ax.grid(True, alpha=0.3)
+        axes[-1, 0].set_xlabel(first)
+        return fig
+
+
+def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Grid indices in boustrophedon order: consecutive entries are grid neighbours."""
+    if len(shape) == 1:
+        return [(i,) for i in range(shape[0])]
+    inner = _snake(shape[1:])
+    out = []
+    for i in range(shape[0]):
+        seq = inner if i % 2 == 0 else inner[::-1]
+        out += [(i, *rest) for rest in seq]
+    return out
+
+
+def _run_chain(model: Model, spec: dict[str, Any], values: list[dict[str, float]],
+               seed: dict[str, float] | None) -> list[OperatingPoint]:
+    """Continuation along consecutive grid points (module level: picklable for executors)."""
+    ops = []
+    spec = dict(spec)
+    base_params = dict(spec.pop("params", None) or {})
+    for fixed_params in values:
+        guess = dict(seed) if seed else None
+        op = trim(model, **spec, params={**base_params, **fixed_params}, guess=guess,
+                  strict=False)
+        ops.append(op)
+        if op.success:
+            seed = {name: op[name] for name in op.free}
+    return ops
+
+
+def trim_sweep(
+    model: Model,
+    grid: Mapping[str, Any],
+    free: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    executor: Executor | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    chunks: int | None = None,
+    **trim_kwargs: Any,
+) -> TrimSweep:
+    """Trim at every point of a parameter grid, by continuation.
+
+    Parameters
+    ----------
+    model : Model
+    grid : dict
+        ``parameter name -> 1-D array of values``; several parameters make a tensor grid.
+    free, fixed
+        As in :func:`titop_lpv.trim` (``fixed`` may not name a grid parameter).
+    executor : concurrent.futures.Executor, optional
+        Run chunks of the walk in parallel (processes, threads, Dask ``client.get_executor()``).
+    progress : bool or callable
+        ``True``: a text progress bar on stderr; a callable ``f(done, total)`` is called
+        after each point (serial) or chunk (executor); ``False``: silent.
+    chunks : int, optional
+        Number of chunks with an executor (default: 4 per worker when the executor says how
+        many it has, else 8).
+    **trim_kwargs
+        ``kind``, ``spin``, ``params``, ``x0``, ``guess`` (first point only), ``tol``,
+        ``max_nfev``, ``pin_neutral`` — see :func:`titop_lpv.trim`.
+
+    Returns
+    -------
+    TrimSweep
+        Failed points are kept with ``success=False`` (never raised).
+    """
+    if not grid:
+        raise TitopError("trim_sweep needs a non-empty grid")
+    axes = {}
+    for name, vals in grid.items():
+        if name not in model.param_names:
+            from .exceptions import UnknownNameError
+
+            raise UnknownNameError(f"grid: {name!r} is not a parameter of {model.name!r}; "
+                                   f"parameters are {list(model.param_names)}")
+        arr = np.atleast_1d(np.asarray(vals, dtype=float))
+        if arr.ndim != 1 or arr.size == 0:
+            raise TitopError(f"grid: values of {name!r} must be a non-empty 1-D array")
+        axes[name] = arr
+    clash = [k for k in (fixed or {}) if k in axes]
+    if clash:
+        from .trim import TrimSpecError
+
+        raise TrimSpecError(f"{clash[0]!r} is both a grid parameter and fixed")
+    shape = tuple(a.size for a in axes.values())
+    order = _snake(shape)
+    values = [{k: float(a[i]) for (k, a), i in zip(axes.items(), idx)} for idx in order]
+    first_guess = trim_kwargs.pop("guess", None)
+    spec = {"free": list(free), "fixed": dict(fixed or {}), **trim_kwargs}
+    total = len(order)
+    report = (Progress(total, "trim_sweep") if progress is True
+              else progress if callable(progress) else None)
+
+    results: list[OperatingPoint | None] = [None] * total
+    if executor is None:
+        seed = dict(first_guess) if first_guess else None
+        for k, vals in enumerate(values):
+            results[k] = _run_chain(model, spec, [vals], seed)[0]
+            if results[k].success:
+                seed = {n: results[k][n] for n in results[k].free}
+            if report:
+                report(k + 1, total)
+    else:
+        workers = getattr(executor, "_max_workers", None)
+        n_chunks = max(1, min(total, chunks or (4 * workers if workers else 8)))
+        bounds = np.linspace(0, total, n_chunks + 1).astype(int)
+        heads = [int(b) for b in bounds[:-1]]
+        head_ops = _run_chain(model, {**spec}, [values[h] for h in heads],
+                              dict(first_guess) if first_guess else None)
+        futures = {}
+        for c, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+            results[lo] = head_ops[c]
+            seed_op = next((op for op in head_ops[c::-1] if op.success), None)
+            seed = {n: seed_op[n] for n in seed_op.free} if seed_op else None
+            if hi - lo > 1:
+                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed)
+                futures[fut] = (lo + 1, hi)
+        done = len(heads)
+        if report:
+            report(done, total)
+        for fut in as_completed(futures):
+            lo, hi = futures[fut]
+            results[lo:hi] = fut.result()
+            done += hi - lo
+            if report:
+                report(done, total)
+    points = np.empty(shape, dtype=object)
+    for idx, op in zip(order, results):
+        points[idx] = op
+    return TrimSweep(axes=axes, points=points)
+
