@@ -1,0 +1,260 @@
+"""Operating points (``tl.trim``, ``tl.trim_sweep``) against closed forms and inverse dynamics.
+
+* balloon: centre of mass on the vertical through the buoyancy point, pendulums vertical,
+  slider spring balancing the weight component along its axis; neutral directions pinned;
+* pendulum on an inclined prismatic spring, torsional-spring pendulum: closed forms;
+* a hinged panel on a torsional spring on a spinning hub: balance of the centrifugal and
+  spring moments (closed form, solved by brentq); Ω = 0 gives the rest angle;
+* a robot arm held by free joint torques: inverse dynamics at zero velocity/acceleration;
+* continuation over 31 points; a point without equilibrium is reported;
+* specification errors name the variable.
+"""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import titop_lpv as tl
+
+ROOT = Path(__file__).resolve().parents[1]
+G = 9.81
+BALLOON_FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}
+
+
+@pytest.fixture(scope="module")
+def balloon() -> tl.Model:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        return tl.load_model(ROOT / "examples" / "balloon.toml")
+
+
+def _tilted_balloon(balloon_model: tl.Model) -> tl.Model:
+    """The balloon with its flight chain port moved sideways: the trim tilts the balloon."""
+    d = balloon_model.to_dict()
+    d["bodies"][0]["ports"]["C"] = [0.4, -2.0, 0.0]  # tilts about z_b, keeps z_b level
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        return tl.load_model(d)
+
+
+@pytest.mark.parametrize("tilted", [False, True])
+def test_balloon_equilibrium(balloon, tilted):
+    model = _tilted_balloon(balloon) if tilted else balloon
+    op = tl.trim(model, free=BALLOON_FREE, fixed={"balloon.x": 0, "balloon.z": 0,
+                                                  "balloon.psi": 0}, guess=HANGING)
+    assert op.success and op.residual_norm <= 1e-10
+    x = op.x
+    # total centre of mass on the vertical (y) through the buoyancy point B
+    com = tl.center_of_mass(model, x)
+    B = model.position(x, "balloon", "com")
+    np.testing.assert_allclose(com[[0, 2]], B[[0, 2]], atol=1e-10)
+    # each pendulum hangs as low as its hinge allows: the arm joint → com is along the
+    # gravity direction projected on the plane normal to the hinge axis (vertical when the
+    # axis is level, as in the paper's configuration)
+    g = np.array([0.0, -G, 0.0])
+    for body in ("pendulum1", "pendulum2"):
+        joint = model.position(x, body)
+        arm = model.position(x, body, "com") - joint
+        a = model.rotation(x, body) @ np.array([0.0, 0.0, 1.0])
+        g_plane = g - (g @ a) * a
+        np.testing.assert_allclose(np.cross(arm, g_plane), 0.0, atol=1e-10)
+        assert arm @ g_plane > 0
+        if not tilted:
+            np.testing.assert_allclose(arm[[0, 2]], 0.0, atol=1e-10)
+    # the slider spring balances the weight component of what it carries along its axis
+    t_inertial = model.rotation(x, "slider") @ (np.array([1.0, 0, -1.0]) / np.sqrt(2))
+    carried = 1.0 + 2.0 + 3.0
+    weight_along = carried * np.array([0.0, -G, 0.0]) @ t_inertial
+    np.testing.assert_allclose(op.params["k"] * op["slider_q"], weight_along, atol=1e-10)
+    if tilted:  # the tilted case is not trivial: the slider is deflected
+        assert abs(op["slider_q"]) > 1e-3
+
+
+def test_balloon_neutral_directions_are_pinned(balloon):
+    op = tl.trim(balloon, free=["balloon.x", "balloon.y", "balloon.z", "balloon.psi",
+                                *BALLOON_FREE], guess=HANGING)
+    assert op.success
+    assert set(op.pinned) == {"balloon_x", "balloon_y", "balloon_z", "balloon_psi"}
+    assert op.rank_deficiency == 0
+    assert "pinned" in op.report()
+    x0 = balloon.default_state()
+    for name in op.pinned:
+        assert op[name] == x0[balloon.state_index(name)]
+
+
+def test_inclined_spring_pendulum_closed_form():
+    k, M, m, L, alpha = 80.0, 1.5, 2.0, 0.7, 0.4
+    s = tl.System("incline", gravity=[0.0, -G, 0.0])
+    s.parameter("k", k)
+    axis = [np.cos(alpha), -np.sin(alpha), 0.0]  # down the slope
+    s.body("cart", tl.Prismatic(axis=axis, stiffness="k"), mass=M)
+    s.body("bob", tl.Revolute(axis=[0, 0, 1], q0=0.5), parent="cart", mass=m,
+           com=[0.0, -L, 0.0])
+    model = s.compile()
+    op = tl.trim(model, free=["cart_q", "bob_q"])
+    assert op.success
+    np.testing.assert_allclose(op["cart_q"], (M + m) * G * np.sin(alpha) / k, rtol=1e-12)
+    np.testing.assert_allclose(op["bob_q"], 0.0, atol=1e-12)
+
+
+def test_torsional_spring_pendulum_closed_form():
+    k, m, L, rest = 30.0, 2.0, 0.8, 1.0
+    s = tl.System("torsion", gravity=[0.0, -G, 0.0])
+    s.body("arm", tl.Revolute(axis=[0, 0, 1], stiffness=k, rest=rest, q0=rest), mass=m,
+           com=[0.0, -L, 0.0])
+    op = tl.trim(s.compile(), free=["arm_q"])
+    # k (θ − rest) = −m g L sin θ
+    exact = brentq(lambda th: k * (th - rest) + m * G * L * np.sin(th), 0.0, rest)
+    np.testing.assert_allclose(op["arm_q"], exact, rtol=1e-12)
+
+
+def _spinning_hub(k=40.0, rest=0.4, m=3.0, ell=1.2, radius=0.8):
+    s = tl.System("hub", gravity=[0.0, 0.0, 0.0])
+    s.body("hub", tl.Free(), mass=50.0, inertia=np.diag([20.0, 20.0, 30.0]),
+           ports={"p1": [radius, 0, 0], "p2": [-radius, 0, 0]})
+    for name, port, rot in (("panel1", "p1", np.eye(3)),
+                            ("panel2", "p2", np.diag([-1.0, -1.0, 1.0]))):
+        s.body(name, tl.Revolute(axis=[0, 1, 0], stiffness=k, rest=rest, q0=rest,
+                                 rotation=rot), parent=f"hub.{port}", mass=m,
+               com=[ell, 0.0, 0.0])
+    return s.compile()
+
+
+@pytest.mark.parametrize("omega", [0.0, 0.5, 2.0, 5.0])
+def test_spin_panel_balance_closed_form(omega):
+    k, rest, m, ell, radius = 40.0, 0.4, 3.0, 1.2, 0.8
+    model = _spinning_hub(k, rest, m, ell, radius)
+    op = tl.trim(model, kind="spin", free=["panel1.q", "panel2.q"],
+                 spin={"body": "hub", "axis": [0, 0, 1], "rate": omega})
+    assert op.success and op.kind == "spin"
+    assert set(op.cyclic) == {f"hub_{n}" for n in ("x", "y", "z", "phi", "theta", "psi")}
+
+    # spring moment + centrifugal moment about the hinge: −k(q − rest) − m Ω² ℓ sin q (R + ℓ cos q)
+    def moment(q):
+        return -k * (q - rest) - m * omega**2 * ell * np.sin(q) * (radius + ell * np.cos(q))
+
+    exact = brentq(moment, -0.1, rest + 0.1) if omega else rest
+    np.testing.assert_allclose([op["panel1_q"], op["panel2_q"]], exact, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(op.x[model.state_index("hub_wz")], omega, rtol=0, atol=0)
+    # a relative equilibrium: the twist and joint states stay constant under simulation
+    traj = tl.simulate(model, (0.0, 2.0), x0=op.x, t_eval=[0.0, 2.0], rtol=1e-11, atol=1e-12)
+    keep = [i for i, n in enumerate(model.state_names) if n not in op.cyclic]
+    np.testing.assert_allclose(traj.x[-1, keep], op.x[keep], atol=1e-8)
+
+
+def test_spin_about_a_revolute_joint():
+    """A turntable on a revolute joint to the world, a pendulum flung out by the spin."""
+    s = tl.System("turntable", gravity=[0.0, 0.0, -G])
+    s.body("table", tl.Revolute(axis=[0, 0, 1]), mass=5.0, inertia=np.eye(3),
+           ports={"rim": [0.5, 0.0, 0.0]})
+    s.body("bob", tl.Revolute(axis=[0, 1, 0]), parent="table.rim", mass=1.0,
+           com=[0.0, 0.0, -0.6])
+    model = s.compile()
+    omega, r, ell = 3.0, 0.5, 0.6
+    op = tl.trim(model, kind="spin", free=["bob.q"], guess={"bob.q": -0.3},
+                 spin={"body": "table", "axis": [0, 0, 1], "rate": omega})
+    assert op.cyclic == ("table_q",)
+    # conical pendulum: tan φ = Ω² (r + ℓ sin φ) / g, φ the outward swing (q = −φ about y)
+    phi = brentq(lambda f: np.tan(f) - omega**2 * (r + ell * np.sin(f)) / G, 0.0, 1.5)
+    np.testing.assert_allclose(-op["bob_q"], phi, rtol=1e-11)
+
+
+def test_robot_arm_torques_equal_inverse_dynamics():
+    model = tl.load_model(ROOT / "examples" / "robot_arm.toml")
+    q = {"shoulder_yaw.q": 0.3, "shoulder.q": 0.7, "elbow.q": -1.1, "wrist.q": 0.4}
+    torques = [n for n in model.input_names if n.endswith("_tau")]
+    op = tl.trim(model, free=torques, fixed=q)
+    assert op.success
+    nv = len(tl.velocity_names(model))
+    ref = tl.inverse_dynamics(model, op.x, np.zeros(nv)).actuation
+    np.testing.assert_allclose(op.u, ref, rtol=1e-10, atol=1e-10)
+    assert abs(op["shoulder_tau"]) > 1.0  # gravity is really held
+
+
+def test_sweep_smooth_branch_and_failure_reported():
+    s = tl.System("pushed", gravity=[0.0, -G, 0.0])
+    m, L = 2.0, 0.5
+    s.parameter("T", 0.0, unit="N m")
+    s.body("arm", tl.Revolute(axis=[0, 0, 1], damping=1.0), mass=m, com=[0.0, -L, 0.0])
+    s.torque("arm", [0.0, 0.0, "T"], frame="body")
+    model = s.compile()
+    limit = m * G * L  # beyond it no static equilibrium exists
+    Ts = np.linspace(0.0, 1.2 * limit, 37)
+    calls = []
+    sweep = tl.trim_sweep(model, {"T": Ts}, free=["arm_q"],
+                          progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (37, 37)
+    ok = sweep.success
+    exists = Ts <= limit
+    np.testing.assert_array_equal(ok[~exists], False)
+    assert ok[exists].sum() >= exists.sum() - 1  # the fold point itself may be missed
+    good = ok & (Ts < limit * (1 - 1e-9))
+    # the branch is the stable one, θ = asin(T / mgL), continued from T = 0; at the fold
+    # T = mgL the root is double, so a 1e-10 residual only fixes θ to ~1e-5
+    np.testing.assert_allclose(sweep.values("arm_q")[good], np.arcsin(Ts[good] / limit),
+                               rtol=1e-9, atol=1e-12)
+    fold = np.isclose(Ts, limit, rtol=1e-12) & ok
+    np.testing.assert_allclose(sweep.values("arm_q")[fold], np.pi / 2, atol=1e-4)
+    assert np.all(np.isnan(sweep.values("arm_q")[~ok]))
+    assert "no equilibrium at T=" in sweep.report()
+    # the same on an executor
+    with ThreadPoolExecutor(2) as ex:
+        par = tl.trim_sweep(model, {"T": Ts}, free=["arm_q"], executor=ex, progress=False)
+    np.testing.assert_array_equal(par.success, sweep.success)
+    np.testing.assert_allclose(par.values("arm_q")[good], sweep.values("arm_q")[good],
+                               atol=1e-12)
+
+
+def test_two_parameter_grid_is_indexable(balloon):
+    sweep = tl.trim_sweep(balloon, {"k": [30.0, 60.0, 90.0], "ds": [1.0, 5.0]},
+                          free=BALLOON_FREE, guess=HANGING, progress=False)
+    assert sweep.shape == (3, 2) and len(sweep) == 6
+    assert sweep[2, 1].params["k"] == 90.0 and sweep[2, 1].params["ds"] == 5.0
+    assert sweep.success.all()
+
+
+def test_failure_is_loud():
+    s = tl.System("arm", gravity=[0.0, -G, 0.0])
+    s.body("arm", tl.Revolute(axis=[0, 0, 1], q0=0.5), mass=1.0, com=[0.0, -1.0, 0.0])
+    model = s.compile()
+    # no free variable and not an equilibrium: over-determined without a solution
+    with pytest.raises(tl.TrimError, match="arm_qd") as err:
+        tl.trim(model)
+    assert not err.value.op.success and err.value.op.residual_norm > 1.0
+    op = tl.trim(model, strict=False)
+    assert not op.success and "FAILED" in op.report()
+
+
+def test_specification_errors_name_the_variable(balloon):
+    with pytest.raises(tl.UnknownNameError, match=r"balloon\.bogus"):
+        tl.trim(balloon, free=["balloon.bogus"])
+    with pytest.raises(tl.TrimSpecError, match="slider_q"):
+        tl.trim(balloon, free=["slider.q"], fixed={"slider_q": 0.1})
+    with pytest.raises(tl.TrimSpecError, match="balloon_vx"):
+        tl.trim(balloon, free=["balloon.vx"])
+    with pytest.raises(tl.TrimSpecError, match="slider_qd"):
+        tl.trim(balloon, fixed={"slider.qd": 1.0})
+    with pytest.raises(tl.TrimSpecError, match="twice"):
+        tl.trim(balloon, free=["slider.q", "slider_q"])
+    with pytest.raises(tl.UnknownNameError, match="nope"):
+        tl.trim_sweep(balloon, {"nope": [1.0]}, free=["slider.q"])
+    with pytest.raises(tl.TrimSpecError, match="balloon_psi"):
+        tl.trim(balloon, kind="spin", free=["balloon.psi"],
+                spin={"body": "balloon", "axis": [0, 1, 0], "rate": 1.0})
+
+
+def test_operating_point_accessors(balloon):
+    op = tl.trim(balloon, free=BALLOON_FREE, guess=HANGING)
+    assert op["slider.q"] == op["slider_q"] == op.x[balloon.state_index("slider_q")]
+    assert op["k"] == 50.0
+    d = op.as_dict()
+    assert d["pendulum1_q"] == op["pendulum1_q"]
+    assert "d/dt pendulum2_qd" in op.report()
+    assert op._repr_html_().startswith("<pre>")
