@@ -20,6 +20,7 @@ from .exceptions import (
     UnknownNameError,
 )
 from .inverse_dynamics import InverseDynamics, inverse_dynamics, mass_matrix, velocity_names
+from .linearize import Jacobians, LinearizationError, jacobians, linearize
 from .model import (
     Body,
     Buoyancy,
@@ -37,6 +38,7 @@ from .model import (
     WrenchInput,
     load_model,
 )
+from .modes import ModalTable, Mode, modes
 from .operating_point import OperatingPoint
 from .simulate import Trajectory, simulate
 from .sweep import TrimSweep, trim_sweep
@@ -51,6 +53,10 @@ __all__ = [
     "Force",
     "Free",
     "InverseDynamics",
+    "Jacobians",
+    "LinearizationError",
+    "ModalTable",
+    "Mode",
     "Model",
     "ModelError",
     "ModelFileError",
@@ -75,8 +81,11 @@ __all__ = [
     "center_of_mass",
     "energy",
     "inverse_dynamics",
+    "jacobians",
+    "linearize",
     "load_model",
     "mass_matrix",
+    "modes",
     "momentum",
     "motion_vector",
     "simulate",
