@@ -36,11 +36,14 @@ def spin_trim(model: tl.Model, rate: float, guess: dict[str, float] | None) -> t
                    free=PANELS, guess=guess)
 
 
-def closed_form(rate: float, k: float) -> float:
+def closed_form(model: tl.Model, rate: float) -> float:
     """Hinge angle where the spring, the centrifugal force on the panel's mass and the spin of
-    its inertia balance: −k (q − rest) − m Ω² ℓ sin q (R + ℓ cos q) − Ω² (I_zz − I_xx) sin q
-    cos q = 0 (moments about the hinge; m, ℓ, R, I from the model file)."""
-    m, ell, radius, rest, d_inertia = 15.0, 1.5, 1.0, 0.35, 11.5 - 0.5
+    its inertia balance (moments about the hinge, an independent check of the trim):
+    −k (q − rest) − m Ω² ℓ sin q (R + ℓ cos q) − Ω² (I_zz − I_xx) sin q cos q = 0."""
+    hub, panel = model.to_dict()["bodies"][:2]
+    k, rest = model.default_params()["k_hinge"], panel["joint"]["rest"]
+    m, ell, radius = panel["mass"], panel["com"][0], hub["ports"]["p1"][0]
+    d_inertia = panel["inertia"][2][2] - panel["inertia"][0][0]
 
     def moment(q: float) -> float:
         return (-k * (q - rest) - m * rate**2 * ell * np.sin(q) * (radius + ell * np.cos(q))
@@ -70,9 +73,9 @@ def main() -> None:
         keep = [i for i, n in enumerate(model.state_names) if n not in op.cyclic]
         drift = np.max(np.abs(traj.x[-1, keep] - op.x[keep]))
         print(f"{rate:9.2f}  {np.degrees(op['panel1.q']):13.6f}  "
-              f"{np.degrees(op['panel2.q']):13.6f}  {np.degrees(closed_form(rate, k)):12.6f}  "
+              f"{np.degrees(op['panel2.q']):13.6f}  {np.degrees(closed_form(model, rate)):12.6f}  "
               f"{op.residual_norm:14.2e}  {drift:12.2e}")
-    print(f"{'':>9}  cyclic (not part of the equilibrium): {', '.join(op.cyclic)}")
+    print(f"cyclic states (not part of the equilibrium): {', '.join(op.cyclic)}")
 
     rates = np.linspace(0.0, 3.0, 61)
     angles, guess = [], None
@@ -82,11 +85,11 @@ def main() -> None:
         angles.append(np.degrees(op["panel1.q"]))
     fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
     ax.plot(rates, angles, color="k", label="trim (both panels)")
-    ax.plot(RATES, [np.degrees(closed_form(r, k)) for r in RATES], "o", mfc="none",
+    ax.plot(RATES, [np.degrees(closed_form(model, r)) for r in RATES], "o", mfc="none",
             label="closed form")
     ax.set_xlabel("spin rate Ω [rad/s]")
     ax.set_ylabel("coning angle [deg]")
-    ax.set_title(f"Spinning spacecraft: panel coning angle (k_hinge = {k:g} N m/rad)")
+    ax.set_title(f"Spinning spacecraft, k_hinge = {k:g} N m/rad")
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.savefig(args.out, dpi=120)

@@ -21,6 +21,7 @@ from .exceptions import (
 )
 from .inverse_dynamics import InverseDynamics, inverse_dynamics, mass_matrix, velocity_names
 from .linearize import Jacobians, LinearizationError, jacobians, linearize
+from .lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
 from .model import (
     Body,
     Buoyancy,
@@ -40,6 +41,7 @@ from .model import (
 )
 from .modes import ModalTable, Mode, modes
 from .operating_point import OperatingPoint
+from .response import ResponseComparison, compare_response
 from .simulate import Trajectory, simulate
 from .sweep import TrimSweep, trim_sweep
 from .trim import TrimError, TrimSpecError, trim
@@ -47,6 +49,7 @@ from .trim import TrimError, TrimSpecError, trim
 __version__ = "0.1.0"
 
 __all__ = [
+    "BodeOverlay",
     "Body",
     "Buoyancy",
     "DynamicsError",
@@ -54,6 +57,8 @@ __all__ = [
     "Free",
     "InverseDynamics",
     "Jacobians",
+    "LPVError",
+    "LPVGrid",
     "LinearizationError",
     "ModalTable",
     "Mode",
@@ -63,7 +68,9 @@ __all__ = [
     "OperatingPoint",
     "Output",
     "Parameter",
+    "PoleMap",
     "Prismatic",
+    "ResponseComparison",
     "Revolute",
     "ShapeError",
     "System",
@@ -79,10 +86,12 @@ __all__ = [
     "WrenchInput",
     "__version__",
     "center_of_mass",
+    "compare_response",
     "energy",
     "inverse_dynamics",
     "jacobians",
     "linearize",
+    "linearize_sweep",
     "load_model",
     "mass_matrix",
     "modes",
