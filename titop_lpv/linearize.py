@@ -237,6 +237,10 @@ def linearize(
             if bad:
                 raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
                                          f"dropped state {model.state_names[bad[0]]!r}")
+    if not in_idx and not drift and len(out_idx) == 1:
+        raise LinearizationError(
+            f"python-control {control.__version__} cannot hold a system with one output and no "
+            "input (it reads the 1×0 D matrix as empty): keep an input or a second output")
     A = J.A[np.ix_(keep, keep)]
     B = J.B[np.ix_(keep, in_idx)]
     C = J.C[np.ix_(out_idx, keep)]
