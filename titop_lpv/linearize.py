@@ -219,13 +219,6 @@ def linearize(
             raise LinearizationError(
                 f"state {model.state_names[s]!r} cannot be dropped: the derivative of "
                 f"{model.state_names[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
-    residual = J.f0[keep]
-    worst = int(np.argmax(np.abs(residual))) if residual.size else 0
-    if residual.size and abs(residual[worst]) > tol and not drift:
-        raise LinearizationError(
-            f"not an equilibrium: d/dt {model.state_names[keep[worst]]} = {residual[worst]:.3e} "
-            f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
-            "model with its drift term")
     in_idx = _select(model.input_names, inputs, "input")
     if outputs is None:
         out_idx = [k for k in range(model.n_outputs)
@@ -237,10 +230,13 @@ def linearize(
             if bad:
                 raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
                                          f"dropped state {model.state_names[bad[0]]!r}")
-    if not in_idx and not drift and len(out_idx) == 1:
+    residual = J.f0[keep]
+    worst = int(np.argmax(np.abs(residual))) if residual.size else 0
+    if residual.size and abs(residual[worst]) > tol and not drift:
         raise LinearizationError(
-            f"python-control {control.__version__} cannot hold a system with one output and no "
-            "input (it reads the 1×0 D matrix as empty): keep an input or a second output")
+            f"not an equilibrium: d/dt {model.state_names[keep[worst]]} = {residual[worst]:.3e} "
+            f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
+            "model with its drift term")
     A = J.A[np.ix_(keep, keep)]
     B = J.B[np.ix_(keep, in_idx)]
     C = J.C[np.ix_(out_idx, keep)]
@@ -250,6 +246,13 @@ def linearize(
         B = np.hstack([B, residual[:, None]])
         D = np.hstack([D, np.zeros((D.shape[0], 1))])
         input_names.append("drift")
-    return control.ss(A, B, C, D, states=[model.state_names[s] for s in keep],
-                      inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
-                      name=name or f"{model.name}_lin")
+    try:
+        return control.ss(A, B, C, D, states=[model.state_names[s] for s in keep],
+                          inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
+                          name=name or f"{model.name}_lin")
+    except control.ControlDimension as err:  # python-control issue #1176 (fixed upstream)
+        raise LinearizationError(
+            f"python-control {control.__version__} cannot hold this system ({err}); a system "
+            "with one output and no input loses its 1×0 D matrix: keep an input or a second "
+            "output"
+        ) from None

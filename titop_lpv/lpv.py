@@ -40,23 +40,9 @@ class PoleMap:
 
     def plot(self, *, ax: Any = None) -> Figure:
         """Poles in the complex plane, coloured by the parameter; returns the Figure."""
-        import matplotlib.pyplot as plt
+        from .plots import plot_poles
 
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4.5), layout="constrained")
-        else:
-            fig = ax.figure
-        vals = np.repeat(self.values, self.poles.shape[1])
-        pts = self.poles.ravel()
-        ok = np.isfinite(pts)
-        sc = ax.scatter(pts.real[ok], pts.imag[ok], c=vals[ok], s=12, cmap="viridis")
-        fig.colorbar(sc, ax=ax, label=self.name)
-        ax.axvline(0.0, color="k", linewidth=0.6)
-        ax.set_xlabel("Re [rad/s]")
-        ax.set_ylabel("Im [rad/s]")
-        ax.grid(True, alpha=0.3)
-        return fig
-
+        return plot_poles(self, ax=ax)
 
 @dataclass(frozen=True)
 class BodeOverlay:
@@ -76,27 +62,9 @@ class BodeOverlay:
 
     def plot(self, output: str | None = None, input: str | None = None) -> Figure:
         """Magnitude (dB) and phase (deg) against ω for one channel; returns the Figure."""
-        import matplotlib.pyplot as plt
-        from matplotlib import cm
+        from .plots import plot_bode_overlay
 
-        i = self.outputs.index(output) if output else 0
-        j = self.inputs.index(input) if input else 0
-        fig, (am, ap) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True, layout="constrained")
-        lo, hi = np.nanmin(self.values), np.nanmax(self.values)
-        for k, v in enumerate(self.values):
-            if not np.all(np.isfinite(self.magnitude[k, i, j])):
-                continue
-            color = cm.viridis((v - lo) / (hi - lo) if hi > lo else 0.5)
-            am.semilogx(self.omega, 20 * np.log10(self.magnitude[k, i, j]), color=color, lw=1)
-            ap.semilogx(self.omega, np.degrees(self.phase[k, i, j]), color=color, lw=1)
-        am.set_ylabel("magnitude [dB]")
-        ap.set_ylabel("phase [deg]")
-        ap.set_xlabel("ω [rad/s]")
-        am.set_title(f"{self.inputs[j]} → {self.outputs[i]}, {self.name} ∈ [{lo:g}, {hi:g}]")
-        for a in (am, ap):
-            a.grid(True, which="both", alpha=0.3)
-        return fig
-
+        return plot_bode_overlay(self, output, input)
 
 @dataclass(frozen=True)
 class LPVGrid:

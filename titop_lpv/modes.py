@@ -92,6 +92,12 @@ class ModalTable:
         return "\n".join([title] + ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
                                     for r in rows])
 
+    def plot(self) -> Any:
+        """The table and the poles as a matplotlib Figure (for reports)."""
+        from .plots import plot_modal_table
+
+        return plot_modal_table(self)
+
     def _repr_html_(self) -> str:
         import html
 

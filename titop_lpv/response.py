@@ -51,22 +51,9 @@ class ResponseComparison:
 
     def plot(self, names: list[str] | None = None) -> Figure:
         """Nonlinear (solid) and linear (dashed) outputs, one subplot each; returns the Figure."""
-        import matplotlib.pyplot as plt
+        from .plots import plot_comparison
 
-        names = names or list(self.outputs)
-        fig, axes = plt.subplots(len(names), 1, figsize=(6.5, 2.2 * len(names)), sharex=True,
-                                 squeeze=False, layout="constrained")
-        for ax, name in zip(axes[:, 0], names):
-            k = self.outputs.index(name)
-            ax.plot(self.t, self.y_nonlinear[:, k], "k-", lw=1.2, label="nonlinear")
-            ax.plot(self.t, self.y_linear[:, k], "C1--", lw=1.2, label="linear")
-            ax.set_ylabel(name)
-            ax.grid(True, alpha=0.3)
-        axes[0, 0].legend(loc="best")
-        axes[-1, 0].set_xlabel("t [s]")
-        return fig
-
-
+        return plot_comparison(self, names)
 def compare_response(
     model: Model,
     op: OperatingPoint,

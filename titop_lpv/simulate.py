@@ -80,28 +80,11 @@ class Trajectory:
         ncols : int, optional
             Columns of the subplot grid (default 3 when more than 3 signals).
         """
-        import matplotlib.pyplot as plt
+        from .plots import plot_signals
 
         names = list(names) if names is not None else list(self.output_names)
-        series = [self[n] for n in names]  # raises on unknown names before drawing
-        ncols = ncols or (3 if len(names) > 3 else len(names) or 1)
-        nrows = -(-len(names) // ncols) or 1
-        fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 2.6 * nrows),
-                                 squeeze=False, sharex=True, layout="constrained")
-        for ax, name, data in zip(axes.flat, names, series):
-            key = name.replace(".", "_")
-            unit = self.units.get(key, "")
-            ax.plot(self.t, data, color="k", linewidth=1.0)
-            ax.set_title(key, fontsize=10)
-            ax.set_ylabel(f"[{unit}]" if unit else "")
-            ax.grid(True, alpha=0.3)
-        for ax in list(axes.flat)[len(names):]:
-            ax.set_visible(False)
-        for ax in axes[-1]:
-            ax.set_xlabel("t [s]")
-        if title:
-            fig.suptitle(title)
-        return fig
+        series = {n.replace(".", "_"): self[n] for n in names}  # unknown names raise here
+        return plot_signals(self.t, series, self.units, ncols=ncols, title=title)
 
 
 def simulate(

@@ -112,19 +112,9 @@ class TrimSweep:
 
     def plot(self, names: Sequence[str]) -> Figure:
         """Each name against the first grid parameter (one line per value of the others)."""
-        import matplotlib.pyplot as plt
+        from .plots import plot_sweep
 
-        first, xs = next(iter(self.axes.items()))
-        fig, axes = plt.subplots(len(names), 1, figsize=(6, 2.4 * len(names)), squeeze=False,
-                                 sharex=True, layout="constrained")
-        for ax, name in zip(axes[:, 0], names):
-            vals = self.values(name).reshape(len(xs), -1)
-            ax.plot(xs, vals, marker=".")
-            ax.set_ylabel(name)
-            ax.grid(True, alpha=0.3)
-        axes[-1, 0].set_xlabel(first)
-        return fig
-
+        return plot_sweep(self, names)
 
 def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Grid indices in boustrophedon order: consecutive entries are grid neighbours."""

@@ -1,0 +1,532 @@
+"""Linearisation (``tl.jacobians``, ``tl.linearize``) and modal analysis (``tl.modes``).
+
+What is checked against what:
+
+* closed forms, ``A`` and ``B`` to ``1e-10``: the damped simple pendulum at the hanging
+  equilibrium (``tl.linearize``; with one output and no input python-control 0.10.2 cannot
+  hold the system, and the refusal must say so) and (``tl.jacobians``) at arbitrary
+  non-equilibrium states, ``A = [[0, 1], [-(g/L) cos θ, -d/(mL²)]]``; the actuated
+  pendulum ``B = [0, 1/(mL²)]``; a pendulum on a carriage held by a horizontal spring
+  (Lagrange equations linearised at rest); the hanging double pendulum of two point masses
+  (``A`` from the classic ``M⁻¹K`` in absolute angles, mapped to the model's relative joint
+  angles);
+* the balloon (``examples/balloon.toml`` with an actuated slider and a wrench input at the
+  balloon's centre of mass) at its trim point and at a seeded random state: ``A`` and ``B``
+  against central finite differences of ``model.dynamics`` (relative ``<= 1e-6``) and the
+  velocity-state rows against Pinocchio's analytical ABA derivatives
+  (``pinocchio.computeABADerivatives``, ``<= 1e-8``), with the tangent-space map of the
+  free flyer, the spring-damper joint forces and the attitude dependence of the (inertially
+  fixed) buoyancy added by hand;
+* the balloon's modes at the hanging equilibrium: 8 rigid-body modes (position, heading and
+  their rates) and 5 damped oscillatory modes; ``drop_integrators=True`` removes the four
+  pure integrators and the outputs that read them, leaving the other modes unchanged;
+* ``model.to_nlsys()`` + ``control.linearize`` (one-sided differences) agrees with ours to
+  ``1e-4`` relative, and ours is closer to a fourth-order central-difference reference;
+* a small perturbation of the trim point simulated by the nonlinear model and by the linear
+  model: the difference scales as ``ε²`` (ratio 4 ± 10 % when ε doubles);
+* the nutation frequency ``|I3 − I1| / I1 · Ω`` of a free symmetric body spinning about its
+  symmetry axis (prolate and oblate; the axis tilted in the body frame), to ``1e-10``
+  relative, after ``tl.trim(kind="spin")`` and the dropping of the cyclic states;
+* errors: non-equilibrium, ``drift=True``, illegal drops, unknown names; named signals.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import control
+import numpy as np
+import pinocchio as pin
+import pytest
+from scipy.spatial.transform import Rotation
+
+import titop_lpv as tl
+from titop_lpv.euler import angular_velocity_matrix
+from titop_lpv.model.files import read_description
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import models
+import peer_pinocchio
+
+ROOT = Path(__file__).resolve().parents[1]
+G = 9.81
+BALLOON_FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+BALLOON_FIXED = {"balloon.x": 0.0, "balloon.z": 0.0, "balloon.psi": 0.0}
+HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}
+
+
+def _load(source) -> tl.Model:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)  # the balloon's inertia (expected)
+        return tl.load_model(source)
+
+
+def _balloon_desc(actuated: bool) -> dict:
+    desc = read_description(ROOT / "examples" / "balloon.toml")
+    if actuated:
+        desc["bodies"][1]["joint"]["actuated"] = True  # the slider: input slider_tau
+        desc["inputs"] = [{"body": "balloon", "point": "com"}]  # body-frame wrench at B
+    return desc
+
+
+def _trim(model: tl.Model) -> tl.OperatingPoint:
+    op = tl.trim(model, free=BALLOON_FREE, fixed=BALLOON_FIXED, guess=HANGING)
+    assert op.success and op.residual_norm <= 1e-10
+    return op
+
+
+@pytest.fixture(scope="module")
+def balloon() -> tl.Model:
+    return _load(ROOT / "examples" / "balloon.toml")
+
+
+@pytest.fixture(scope="module")
+def balloon_op(balloon) -> tl.OperatingPoint:
+    return _trim(balloon)
+
+
+@pytest.fixture(scope="module")
+def actuated_desc() -> dict:
+    return _balloon_desc(actuated=True)
+
+
+@pytest.fixture(scope="module")
+def actuated(actuated_desc) -> tl.Model:
+    return _load(actuated_desc)
+
+
+@pytest.fixture(scope="module")
+def actuated_op(actuated) -> tl.OperatingPoint:
+    return _trim(actuated)
+
+
+def _rel(X: np.ndarray, Y: np.ndarray) -> float:
+    """Relative Frobenius error of X w.r.t. the reference Y."""
+    return float(np.linalg.norm(X - Y) / np.linalg.norm(Y))
+
+
+# --------------------------------------------------------------------------------------------
+# 1. closed forms
+# --------------------------------------------------------------------------------------------
+def _pendulum_A(theta: float, L: float, m: float, d: float) -> np.ndarray:
+    return np.array([[0.0, 1.0], [-(G / L) * np.cos(theta), -d / (m * L * L)]])
+
+
+def test_pendulum_closed_form_anywhere():
+    L, m, d = 1.3, 2.5, 0.4
+    model = _load(models.pendulum(length=L, mass=m, g=G, damping=d))
+    assert model.state_names == ("pendulum_q", "pendulum_qd")
+    # hanging equilibrium, then non-equilibrium states: the Jacobian is exact everywhere
+    for theta, rate in ((0.0, 0.0), (0.7, 0.3), (2.4, -1.1), (-1.9, 2.0)):
+        J = tl.jacobians(model, [theta, rate])
+        np.testing.assert_allclose(J.A, _pendulum_A(theta, L, m, d), rtol=1e-10, atol=1e-10)
+        f_exact = [rate, -(G / L) * np.sin(theta) - d * rate / (m * L * L)]
+        np.testing.assert_allclose(J.f0, f_exact, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(J.C, [[1.0, 0.0]], rtol=0, atol=0)  # output: the angle
+
+
+def test_linearize_pendulum_hanging():
+    """The hanging pendulum through ``tl.linearize``.
+
+    With its default single output (the angle) and no input, python-control 0.10.2 cannot
+    build the system (``control.ss`` collapses the 1×0 ``D`` to 0×0: python-control issue
+    #1176); ``tl.linearize`` must then refuse with a ``LinearizationError`` that says so, or,
+    with a python-control that can, return the right system. With two outputs it must work.
+    """
+    L, m, d = 1.3, 2.5, 0.4
+    desc = models.pendulum(length=L, mass=m, g=G, damping=d)
+    model = _load(desc)
+    assert (model.n_inputs, model.n_outputs) == (0, 1)
+    A_exact = _pendulum_A(0.0, L, m, d)
+    try:
+        sys_ = tl.linearize(model, x=[0.0, 0.0])
+    except tl.LinearizationError as err:
+        assert "one output and no input" in str(err)
+    else:
+        np.testing.assert_allclose(sys_.A, A_exact, rtol=1e-10, atol=1e-10)
+        assert sys_.output_labels == ["pendulum_q"] and sys_.input_labels == []
+    desc["outputs"] = [{"type": "q", "body": "pendulum"}, {"type": "qd", "body": "pendulum"}]
+    model = _load(desc)
+    sys_ = tl.linearize(model, x=[0.0, 0.0])
+    np.testing.assert_allclose(sys_.A, A_exact, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(sys_.C, np.eye(2), rtol=0, atol=1e-14)
+    assert sys_.output_labels == list(model.output_names) and len(sys_.output_labels) == 2
+    assert sys_.B.shape == (2, 0) and sys_.D.shape == (2, 0)
+
+
+def test_actuated_pendulum_input_matrix():
+    L, m = 0.8, 1.7
+    desc = models.pendulum(length=L, mass=m, g=G, damping=0.2)
+    desc["bodies"][0]["joint"]["actuated"] = True
+    model = _load(desc)
+    sys_ = tl.linearize(model, x=[0.0, 0.0])
+    assert sys_.input_labels == ["pendulum_tau"]
+    np.testing.assert_allclose(sys_.B, [[0.0], [1.0 / (m * L * L)]], rtol=1e-10, atol=1e-10)
+    # B does not depend on the state (the mass matrix of a point pendulum is constant)
+    J = tl.jacobians(model, [1.1, 0.5], [0.3])
+    np.testing.assert_allclose(J.B, [[0.0], [1.0 / (m * L * L)]], rtol=1e-10, atol=1e-10)
+
+
+def test_pendulum_on_horizontal_spring_carriage():
+    """Carriage M on a horizontal spring k (damper c), pendulum m, L (damper dp).
+
+    Lagrange (x carriage, θ pendulum, θ = 0 hanging):
+    (M + m) ẍ + m L (cos θ θ̈ − sin θ θ̇²) = −k x − c ẋ,  m L² θ̈ + m L cos θ ẍ = −m g L sin θ − dp θ̇.
+    At rest: Mass = [[M + m, m L], [m L, m L²]], K = diag(k, m g L), D = diag(c, dp).
+    """
+    M, m, L, k, c, dp = 1.5, 0.7, 0.9, 40.0, 0.3, 0.05
+    s = tl.System("carriage_pendulum", gravity=[0.0, -G, 0.0])
+    s.body("carriage", tl.Prismatic(axis=[1, 0, 0], stiffness=k, damping=c), mass=M)
+    s.body("bob", tl.Revolute(axis=[0, 0, 1], damping=dp, actuated=True), parent="carriage",
+           mass=m, com=[0.0, -L, 0.0])
+    model = s.compile()
+    assert model.state_names == ("carriage_q", "carriage_qd", "bob_q", "bob_qd")
+    sys_ = tl.linearize(model, x=np.zeros(4))
+    mass = np.array([[M + m, m * L], [m * L, m * L * L]])
+    Minv = np.linalg.inv(mass)
+    K, D = np.diag([k, m * G * L]), np.diag([c, dp])
+    pos, vel = [0, 2], [1, 3]
+    A = np.zeros((4, 4))
+    A[pos, vel] = 1.0
+    A[np.ix_(vel, pos)] = -Minv @ K
+    A[np.ix_(vel, vel)] = -Minv @ D
+    B = np.zeros((4, 1))
+    B[vel, 0] = Minv @ [0.0, 1.0]  # the torque acts on θ
+    np.testing.assert_allclose(sys_.A, A, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(sys_.B, B, rtol=1e-10, atol=1e-10)
+
+
+def test_double_pendulum_hanging():
+    """Two point masses; the classic M, K in absolute angles φ = T q (q: relative joints)."""
+    m1, m2, L1, L2 = 1.2, 0.8, 1.0, 0.7
+    s = tl.System("double", gravity=[0.0, -G, 0.0])
+    s.body("link1", tl.Revolute(axis=[0, 0, 1]), mass=m1, com=[0.0, -L1, 0.0],
+           ports={"tip": [0.0, -L1, 0.0]})
+    s.body("link2", tl.Revolute(axis=[0, 0, 1]), parent="link1.tip", mass=m2,
+           com=[0.0, -L2, 0.0])
+    model = s.compile()
+    sys_ = tl.linearize(model, x=np.zeros(4))
+    M = np.array([[(m1 + m2) * L1**2, m2 * L1 * L2], [m2 * L1 * L2, m2 * L2**2]])
+    K = G * np.diag([(m1 + m2) * L1, m2 * L2])
+    T = np.array([[1.0, 0.0], [1.0, 1.0]])  # φ1 = q1, φ2 = q1 + q2
+    stiff = np.linalg.solve(T, np.linalg.solve(M, K) @ T)  # q̈ = −T⁻¹ M⁻¹ K T q
+    A = np.zeros((4, 4))
+    A[[0, 2], [1, 3]] = 1.0
+    A[np.ix_([1, 3], [0, 2])] = -stiff
+    np.testing.assert_allclose(sys_.A, A, rtol=1e-10, atol=1e-10)
+
+
+# --------------------------------------------------------------------------------------------
+# 2. the balloon: finite differences and Pinocchio's analytical derivatives
+# --------------------------------------------------------------------------------------------
+def _random_balloon_point(model: tl.Model) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(20240611)
+    x = model.default_state() + 0.3 * rng.standard_normal(model.n_states)
+    u = rng.standard_normal(model.n_inputs)
+    return x, u
+
+
+def _point(model, op, which):
+    return (op.x, op.u) if which == "trim" else _random_balloon_point(model)
+
+
+@pytest.mark.parametrize("which", ["trim", "random"])
+def test_balloon_jacobians_vs_central_differences(actuated, actuated_op, which):
+    model, params = actuated, actuated_op.params
+    x, u = _point(model, actuated_op, which)
+    J = tl.jacobians(model, x, u, params)
+
+    def f(xx, uu):
+        return model.dynamics(0.0, xx, uu, params)
+
+    h = 1e-6
+    A_fd = np.column_stack([(f(x + h * e, u) - f(x - h * e, u)) / (2 * h)
+                            for e in np.eye(model.n_states)])
+    B_fd = np.column_stack([(f(x, u + h * e) - f(x, u - h * e)) / (2 * h)
+                            for e in np.eye(model.n_inputs)])
+    for name, ours, fd in (("A", J.A, A_fd), ("B", J.B, B_fd)):
+        err = _rel(ours, fd)
+        big = np.abs(ours) > 1e-3
+        elem = float(np.max(np.abs(ours - fd)[big] / np.abs(ours[big])))
+        print(f"\n{which}: {name} vs central FD: Frobenius {err:.2e}, elementwise {elem:.2e}")
+        assert err <= 1e-6, (name, err)
+        assert elem <= 1e-6, (name, elem)
+    if which == "trim":
+        np.testing.assert_allclose(J.f0, 0.0, atol=1e-10)
+
+
+def _pinocchio_derivatives(peer, model, x, u):
+    """Our velocity-state rows of [A | B] rebuilt from Pinocchio's ABA derivatives.
+
+    Returns (dq, dv, du) in our coordinates: columns (x, y, z, φ, θ, ψ, joint q's),
+    (base twist, joint rates) and the inputs.
+    """
+    names = model.state_names
+    cfg = dict(zip(names, x))
+    R = np.asarray(model.rotation(x, "balloon"))  # P_{b/i}
+    cfg["balloon_R"] = R
+    q, v = peer.to_pinocchio(cfg)
+    tau = peer.joint_forces(cfg, {"slider_tau": u[0]})
+    pin.forwardKinematics(peer.model, peer.data, q)
+    fext = peer.external_forces()
+    jid = peer.frames["balloon"][0]
+    fext[jid] = fext[jid] + pin.Force(u[1:4], u[4:7])  # body-frame wrench at B = origin
+    ddq_dq, ddq_dv, Minv = (np.array(a) for a in
+                            pin.computeABADerivatives(peer.model, peer.data, q, v, tau, fext))
+    Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    nv = peer.nv
+    # joint spring-dampers τ = −k q − d q̇ (+ u): held fixed by Pinocchio, added via ∂q̈/∂τ
+    dtau_dq, dtau_dv = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for dof in peer.dofs:
+        if dof.kind != "free":
+            dtau_dq[dof.idx_v, dof.idx_v] = -dof.stiffness
+            dtau_dv[dof.idx_v, dof.idx_v] = -dof.damping
+    dq = ddq_dq + Minv @ dtau_dq
+    dv = ddq_dv + Minv @ dtau_dv
+    # Buoyancy F (inertial, constant) at the balloon point p: fext holds f = Rᵀ F, n = p × f
+    # in the joint frame, and Pinocchio keeps them fixed. Derived by hand: with the tangent
+    # perturbation R → R exp([δω]×), f → exp(−[δω]×) f ≈ f + [f]× δω, so ∂f/∂δω = [f]× and
+    # ∂n/∂δω = [p]× [f]×; their effect on q̈ goes through Minv's free-flyer columns.
+    F = -peer.total_mass * peer.gravity
+    f_loc = R.T @ F
+    p = np.asarray(peer.bodies["balloon"].get("com", np.zeros(3)), dtype=float)
+    dwrench = np.vstack([pin.skew(f_loc), pin.skew(p) @ pin.skew(f_loc)])
+    buoyancy_term = Minv[:, 0:6] @ dwrench
+    assert np.linalg.norm(buoyancy_term) > 1.0  # the term matters: the test would see it
+    dq[:, 3:6] += buoyancy_term
+    # tangent space → our coordinates: δq_pin = [Rᵀ δp ; B(Θ) δΘ ; δq_joints]
+    base = model.state_index("balloon_phi")
+    Bm = angular_velocity_matrix(x[base:base + 3], model.euler)
+    Tmap = np.eye(nv)
+    Tmap[0:3, 0:3] = R.T
+    Tmap[3:6, 3:6] = Bm
+    dq = dq @ Tmap
+    # inputs: slider_tau → its joint column, the body wrench → the free-flyer columns
+    slider_v = next(d.idx_v for d in peer.dofs if d.body == "slider")
+    du = np.column_stack([Minv[:, slider_v], Minv[:, 0:6]])
+    # Pinocchio's v order (base twist, slider, pendulum1, pendulum2) is our ν order
+    return dq, dv, du
+
+
+@pytest.mark.parametrize("which", ["trim", "random"])
+def test_balloon_jacobians_vs_pinocchio_derivatives(actuated, actuated_desc, actuated_op,
+                                                    which):
+    model = actuated
+    x, u = _point(model, actuated_op, which)
+    assert model.input_names == ("slider_tau", "balloon_com_Fx", "balloon_com_Fy",
+                                 "balloon_com_Fz", "balloon_com_Tx", "balloon_com_Ty",
+                                 "balloon_com_Tz")
+    peer = peer_pinocchio.build(actuated_desc)
+    assert [d.body for d in peer.dofs] == ["balloon", "slider", "pendulum1", "pendulum2"]
+    J = tl.jacobians(model, x, u)
+    sn = model.state_names
+    vel_rows = [i for i, n in enumerate(sn)
+                if n.endswith(("_vx", "_vy", "_vz", "_wx", "_wy", "_wz", "_qd"))]
+    q_cols = ([model.state_index(f"balloon_{c}") for c in ("x", "y", "z", "phi", "theta", "psi")]
+              + [model.state_index(f"{b}_q") for b in ("slider", "pendulum1", "pendulum2")])
+    assert len(vel_rows) == 9
+    dq, dv, du = _pinocchio_derivatives(peer, model, x, u)
+    errors = {
+        "∂a/∂q": float(np.max(np.abs(J.A[np.ix_(vel_rows, q_cols)] - dq))),
+        "∂a/∂v": float(np.max(np.abs(J.A[np.ix_(vel_rows, vel_rows)] - dv))),
+        "∂a/∂u": float(np.max(np.abs(J.B[vel_rows] - du))),
+    }
+    print(f"\n{which}: max |ours − Pinocchio| {errors} (max |A| = {np.max(np.abs(J.A)):.3g})")
+    for key, err in errors.items():
+        assert err <= 1e-8, (key, err)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. modes of the balloon
+# --------------------------------------------------------------------------------------------
+def test_balloon_modes_at_the_hanging_equilibrium(balloon, balloon_op):
+    assert balloon_op.params == {"k": 50.0, "ds": 5.0, "dp1": 0.5, "dp2": 0.5}
+    sys_ = tl.linearize(balloon, balloon_op)
+    table = tl.modes(sys_)
+    print("\n" + str(table))
+    print(table.to_markdown())
+    assert len(table.rigid) == 8
+    rigid_labels = {m.dominant[0][0] for m in table.rigid}
+    assert rigid_labels == {f"balloon_{c}" for c in ("x", "y", "z", "psi", "vx", "vy", "vz", "wy")}
+    for m in table.rigid:
+        assert m.wn <= 1e-9
+    flexible = table.flexible
+    assert len(flexible) == 5
+    for m in flexible:
+        assert m.kind == "oscillatory"
+        assert m.eigenvalue.real < 0 and 0.0 < m.zeta < 1.0
+    assert "8 rigid-body, 5 other" in str(table)
+    assert len(table.to_markdown().splitlines()) == 2 + 13
+    # every eigenvalue of A is accounted for (complex pairs once)
+    lam = np.linalg.eigvals(sys_.A)
+    assert sum(1 if m.eigenvalue.imag == 0 else 2 for m in table.modes) == lam.size == 18
+
+    reduced = tl.linearize(balloon, balloon_op, drop_integrators=True)
+    gone = {"balloon_x", "balloon_y", "balloon_z", "balloon_psi"}
+    assert set(reduced.state_labels) == set(sys_.state_labels) - gone
+    assert set(reduced.output_labels) == set(sys_.output_labels) - gone
+    keep = [sys_.state_labels.index(n) for n in reduced.state_labels]
+    np.testing.assert_array_equal(reduced.A, sys_.A[np.ix_(keep, keep)])
+    small = tl.modes(reduced)
+    assert len(small.rigid) == 4 and len(small.flexible) == 5
+    np.testing.assert_allclose([m.eigenvalue for m in small.flexible],
+                               [m.eigenvalue for m in flexible], rtol=1e-10)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. python-control's numerical linearisation
+# --------------------------------------------------------------------------------------------
+def test_python_control_linearize_agrees_and_is_less_accurate(actuated, actuated_op):
+    model, op = actuated, actuated_op
+    ours = tl.linearize(model, op)
+    theirs = control.linearize(model.to_nlsys(), op.x, op.u)
+    for name in "ABC":
+        ref = getattr(ours, name)
+        assert _rel(getattr(theirs, name), ref) <= 1e-4, name
+    np.testing.assert_allclose(theirs.D, ours.D, atol=1e-12)
+
+    # an independent reference: fourth-order central differences, h = 3e-4
+    def jac(fun, z0, h=3e-4):
+        return np.column_stack([(-fun(z0 + 2 * h * e) + 8 * fun(z0 + h * e)
+                                 - 8 * fun(z0 - h * e) + fun(z0 - 2 * h * e)) / (12 * h)
+                                for e in np.eye(z0.size)])
+
+    A_ref = jac(lambda z: model.dynamics(0.0, z, op.u, op.params), op.x)
+    B_ref = jac(lambda z: model.dynamics(0.0, op.x, z, op.params), op.u)
+    err_ours = max(_rel(ours.A, A_ref), _rel(ours.B, B_ref))
+    err_theirs = max(_rel(theirs.A, A_ref), _rel(theirs.B, B_ref))
+    print(f"\nrelative error vs 4th-order central FD: ours {err_ours:.2e}, "
+          f"python-control {err_theirs:.2e}")
+    assert err_ours <= 1e-10
+    assert 100 * err_ours < err_theirs
+
+
+# --------------------------------------------------------------------------------------------
+# 5. second-order agreement with the nonlinear model
+# --------------------------------------------------------------------------------------------
+def test_small_perturbation_agrees_to_second_order(balloon, balloon_op):
+    op = balloon_op
+    sys_ = tl.linearize(balloon, op)
+    rng = np.random.default_rng(7)
+    delta = rng.standard_normal(balloon.n_states)
+    delta /= np.linalg.norm(delta)
+    T = np.linspace(0.0, 5.0, 501)
+    y0 = balloon.outputs(0.0, op.x, op.u, op.params)
+    errors = []
+    for eps in (1e-3, 2e-3):
+        traj = tl.simulate(balloon, (0.0, 5.0), x0=op.x + eps * delta, params=op.params,
+                           t_eval=T, rtol=1e-12, atol=1e-14)
+        lin = control.initial_response(sys_, T, X0=eps * delta)
+        y_lin = np.asarray(lin.outputs).T
+        assert traj.y.shape == y_lin.shape == (T.size, balloon.n_outputs)
+        err = float(np.max(np.linalg.norm(traj.y - y0 - y_lin, axis=1)))
+        size = float(np.max(np.linalg.norm(y_lin, axis=1)))
+        print(f"\nε = {eps:g}: max ‖y_nl − y0 − y_lin‖ = {err:.3e} (response {size:.3e})")
+        assert err <= 1e-3 * size  # small against the first-order response itself
+        errors.append(err)
+    ratio = errors[1] / errors[0]
+    print(f"error ratio when ε doubles: {ratio:.4f}")
+    assert abs(ratio - 4.0) <= 0.4
+
+
+# --------------------------------------------------------------------------------------------
+# 6. steady spin of a symmetric body
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("I1", "I3"), [(3.0, 1.0), (1.0, 1.7)], ids=["prolate", "oblate"])
+def test_spin_nutation_frequency(I1, I3):
+    rot = Rotation.random(random_state=np.random.default_rng(11)).as_matrix()
+    axis = rot[:, 2]  # the symmetry axis, in a body frame not aligned with it
+    s = tl.System("top", gravity=[0.0, 0.0, 0.0], euler="321")
+    s.body("body", tl.Free(euler0=[0.3, -0.4, 1.2]), mass=2.0,
+           inertia=rot @ np.diag([I1, I1, I3]) @ rot.T)
+    model = s.compile()
+    omega = 2.5
+    op = tl.trim(model, kind="spin", spin={"body": "body", "axis": axis.tolist(), "rate": omega})
+    assert op.success
+    sys_ = tl.linearize(model, op)
+    assert sys_.state_labels == [f"body_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
+    lam = np.linalg.eigvals(sys_.A)
+    nutation = abs(I3 - I1) / I1 * omega
+    for target in (1j * nutation, -1j * nutation):
+        k = int(np.argmin(np.abs(lam - target)))
+        err = abs(lam[k] - target) / nutation
+        print(f"\nnutation eigenvalue {lam[k]:.12g}, closed form {target:.12g}, rel. {err:.1e}")
+        assert err <= 1e-10
+    # the other eigenvalues: the origin's velocity turning at ±iΩ, and two zeros
+    others = np.delete(lam, [np.argmin(np.abs(lam - 1j * nutation)),
+                             np.argmin(np.abs(lam + 1j * nutation))])
+    others = others[np.argsort(others.imag)]
+    np.testing.assert_allclose(others, [-1j * omega, 0.0, 0.0, 1j * omega], atol=1e-10)
+
+
+# --------------------------------------------------------------------------------------------
+# 7. errors and names
+# --------------------------------------------------------------------------------------------
+def test_non_equilibrium_is_refused_naming_the_worst_state(balloon):
+    x0 = balloon.default_state()  # the pendulums at ±170°: far from equilibrium
+    f0 = balloon.dynamics(0.0, x0)
+    worst = balloon.state_names[int(np.argmax(np.abs(f0)))]
+    with pytest.raises(tl.LinearizationError, match=f"d/dt {worst} ") as err:
+        tl.linearize(balloon, x=x0)
+    assert "drift=True" in str(err.value)
+
+
+def test_drift_input_is_the_state_derivative():
+    desc = models.pendulum(length=1.1, mass=0.9, g=G, damping=0.3)
+    desc["bodies"][0]["joint"]["actuated"] = True
+    model = _load(desc)
+    x0, u0 = np.array([0.5, -0.2]), np.array([0.4])
+    f0 = model.dynamics(0.0, x0, u0)
+    assert np.max(np.abs(f0)) > 1.0
+    sys_ = tl.linearize(model, x=x0, u=u0, drift=True)
+    assert sys_.input_labels == ["pendulum_tau", "drift"]
+    np.testing.assert_allclose(sys_.B[:, 1], f0, rtol=1e-14, atol=0)
+    J = tl.jacobians(model, x0, u0)
+    np.testing.assert_allclose(sys_.A, J.A, rtol=0, atol=0)
+    np.testing.assert_allclose(sys_.B[:, :1], J.B, rtol=0, atol=0)
+    np.testing.assert_allclose(sys_.D, 0.0, atol=0)
+
+
+def test_illegal_drops_name_both_states(balloon, balloon_op):
+    J = tl.jacobians(balloon, balloon_op.x, balloon_op.u, balloon_op.params)
+    phi = balloon.state_index("balloon_phi")
+    keep = [i for i in range(balloon.n_states) if i != phi]
+    dependent = balloon.state_names[keep[int(np.argmax(np.abs(J.A[keep, phi])))]]
+    with pytest.raises(tl.LinearizationError, match=f"'balloon_phi'.*'{dependent}'"):
+        tl.linearize(balloon, balloon_op, drop=["balloon_phi"])
+    # a legal drop (a pure integrator), but an output still reads it
+    with pytest.raises(tl.LinearizationError, match="balloon_x"):
+        tl.linearize(balloon, balloon_op, drop=["balloon_x"], outputs=["balloon_x"])
+    ok = tl.linearize(balloon, balloon_op, drop=["balloon.x"])
+    assert "balloon_x" not in ok.state_labels and "balloon_x" not in ok.output_labels
+
+
+def test_unknown_names(actuated, actuated_op):
+    with pytest.raises(tl.UnknownNameError, match="nope"):
+        tl.linearize(actuated, actuated_op, inputs=["nope"])
+    with pytest.raises(tl.UnknownNameError, match="bogus"):
+        tl.linearize(actuated, actuated_op, outputs=["bogus"])
+    with pytest.raises(tl.UnknownNameError, match="nothing"):
+        tl.linearize(actuated, actuated_op, drop=["nothing"])
+
+
+def test_named_signals_and_selection(actuated, actuated_op):
+    model = actuated
+    full = tl.linearize(model, actuated_op)
+    assert full.state_labels == list(model.state_names)
+    assert full.input_labels == list(model.input_names)
+    assert full.output_labels == list(model.output_names)
+    assert full.name == "balloon_lin"
+    part = tl.linearize(model, actuated_op, inputs=["slider.tau", "balloon_com_Fy"],
+                        outputs=["slider_q", "pendulum2_q"], name="sub")
+    assert part.input_labels == ["slider_tau", "balloon_com_Fy"]
+    assert part.output_labels == ["slider_q", "pendulum2_q"]
+    assert part.name == "sub"
+    cols = [model.input_names.index(n) for n in part.input_labels]
+    np.testing.assert_array_equal(part.B, full.B[:, cols])
+    rows = [model.output_names.index(n) for n in part.output_labels]
+    np.testing.assert_array_equal(part.C, full.C[rows])
