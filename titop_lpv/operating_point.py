@@ -7,7 +7,7 @@ which variables were free, fixed or pinned, and how the solver ended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,6 @@ class OperatingPoint:
     tolerance: float = 1e-10
     nfev: int = 0
     rank_deficiency: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def residual_norm(self) -> float:
