@@ -162,11 +162,20 @@ class LPVGrid:
         lo_idx, weights = [], []
         for name, grid in self.axes.items():
             v = float(values[name])
-            if not grid[0] <= v <= grid[-1]:
-                raise LPVError(f"{name} = {v:g} is outside the grid [{grid[0]:g}, {grid[-1]:g}]")
-            i = min(int(np.searchsorted(grid, v, side="right")) - 1, max(grid.size - 2, 0))
-            w = 0.0 if grid.size == 1 else (v - grid[i]) / (grid[i + 1] - grid[i])
-            lo_idx.append(i)
+            lo, hi = float(np.min(grid)), float(np.max(grid))
+            if not lo <= v <= hi:
+                raise LPVError(f"{name} = {v:g} is outside the grid [{lo:g}, {hi:g}]")
+            if grid.size == 1:
+                lo_idx.append(0)
+                weights.append(0.0)
+                continue
+            # monotone axes, increasing or decreasing (a sweep may run either way)
+            inc = grid if grid[-1] > grid[0] else grid[::-1]
+            j = min(int(np.searchsorted(inc, v, side="right")) - 1, grid.size - 2)
+            w = (v - inc[j]) / (inc[j + 1] - inc[j])
+            if grid[-1] < grid[0]:  # map back to the stored (decreasing) order
+                j, w = grid.size - 2 - j, 1.0 - w
+            lo_idx.append(j)
             weights.append(w)
         corners = []
         for offs in np.ndindex(*(2 if g.size > 1 else 1 for g in self.axes.values())):
@@ -187,10 +196,12 @@ class LPVGrid:
                                "different branches of equilibria")
         mats = [sum(w * getattr(self.systems[idx], m) for idx, w in corners)
                 for m in ("A", "B", "C", "D")]
-        label = ", ".join(f"{k}={float(v):g}" for k, v in values.items())
+        # python-control rejects '.' in system names: 40.5 -> 40p5, -1 -> m1
+        label = "_".join(f"{k}{float(v):g}".replace(".", "p").replace("-", "m")
+                         for k, v in values.items())
         return control.ss(*mats, states=list(self.state_names), inputs=list(self.input_names),
                           outputs=list(self.output_names),
-                          name=f"{self.systems[corners[0][0]].name}@{label}")
+                          name=f"{self.systems[corners[0][0]].name}_at_{label}")
 
     def report(self) -> str:
         """Summary of the grid."""

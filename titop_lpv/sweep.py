@@ -191,8 +191,13 @@ def trim_sweep(
             raise UnknownNameError(f"grid: {name!r} is not a parameter of {model.name!r}; "
                                    f"parameters are {list(model.param_names)}")
         arr = np.atleast_1d(np.asarray(vals, dtype=float))
-        if arr.ndim != 1 or arr.size == 0:
-            raise TitopError(f"grid: values of {name!r} must be a non-empty 1-D array")
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+            raise TitopError(f"grid: values of {name!r} must be a non-empty 1-D array of "
+                             "finite numbers")
+        steps = np.diff(arr)
+        if arr.size > 1 and not (np.all(steps > 0) or np.all(steps < 0)):
+            raise TitopError(f"grid: values of {name!r} must be strictly increasing or "
+                             "strictly decreasing (continuation walks them in order)")
         axes[name] = arr
     clash = [k for k in (fixed or {}) if k in axes]
     if clash:
