@@ -45,6 +45,10 @@ class ModelError(TitopError, ValueError):
 class ModelFileError(ModelError):
     """A model file cannot be read: missing, unknown format or malformed."""
 
+    def __init__(self, message: str):
+        self.problems = [message]
+        ValueError.__init__(self, message)
+
 
 class ShapeError(TitopError, ValueError):
     """A runtime argument (state, input, parameter vector) has the wrong shape."""

@@ -110,6 +110,23 @@ class OperatingPoint:
         out.update(self.params)
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record: values and status of every variable, residuals, solver status."""
+        spin = ({"body": self.spin["body"],
+                 "axis": np.asarray(self.spin["axis"], dtype=float).tolist(),
+                 "rate": float(self.spin["rate"])} if self.spin else None)
+        values = self.as_dict()
+        return {
+            "model": self.model_name, "kind": self.kind, "success": bool(self.success),
+            "max_residual": self.residual_norm, "tolerance": self.tolerance,
+            "message": self.message, "evaluations": self.nfev,
+            "rank_deficiency": self.rank_deficiency, "spin": spin,
+            "free": list(self.free), "fixed": list(self.fixed), "pinned": list(self.pinned),
+            "cyclic": list(self.cyclic), "values": values,
+            "status": {n: self._status(n) for n in values},
+            "residual": dict(zip(self.residual_names, np.asarray(self.residual).tolist())),
+        }
+
     def _status(self, name: str) -> str:
         if name in self.free:
             return "free"
@@ -127,7 +144,8 @@ class OperatingPoint:
                 f"{self.nfev} evaluations")
         lines = [head, f"  {self.message}"] if self.message else [head]
         if self.spin:
-            lines.append(f"  spin: body {self.spin['body']!r}, axis {list(self.spin['axis'])}, "
+            axis = np.asarray(self.spin["axis"], dtype=float).tolist()
+            lines.append(f"  spin: body {self.spin['body']!r}, axis {axis}, "
                          f"rate {self.spin['rate']:g} rad/s")
         if self.pinned:
             lines.append(f"  pinned (neutral: the equations do not depend on them): "

@@ -100,6 +100,7 @@ def simulate(
     rtol: float = 1e-9,
     atol: float = 1e-11,
     max_step: float = np.inf,
+    progress: bool | Callable[[float, float], None] = False,
 ) -> Trajectory:
     """Simulate the nonlinear model with ``scipy.integrate.solve_ivp``.
 
@@ -119,6 +120,9 @@ def simulate(
     method, rtol, atol, max_step
         Passed to ``solve_ivp``. The defaults (DOP853, 1e-9, 1e-11) keep the energy of the
         undamped balloon to about 1e-8 J over 20 s.
+    progress : bool or callable
+        ``True``: a progress bar on stderr for runs longer than 0.5 s; a callable
+        ``f(t, t_final)`` is called as the solver advances; ``False`` (default): silent.
 
     Returns
     -------
@@ -139,13 +143,19 @@ def simulate(
     ufun = _input_function(model, u)
     ph_params = model.param_vector(params)
 
+    report = _progress(progress, t0, t1)
+
     def rhs(t: float, x: np.ndarray) -> np.ndarray:
+        if report is not None:
+            report(t)
         return model.dynamics(t, x, ufun(t, x), ph_params)
 
     if t_eval is None:
         t_eval = np.linspace(t0, t1, n_points)
     sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
                     max_step=max_step)
+    if report is not None:
+        report(t1, final=True)
     if sol.status != 0:
         raise SimulationError(f"simulation of {model.name!r} stopped at t = {sol.t[-1]:.6g} s: "
                               f"{sol.message}")
@@ -159,6 +169,30 @@ def simulate(
         params=dict(zip(model.param_names, np.asarray(ph_params, float).tolist())),
         nfev=int(sol.nfev),
     )
+
+
+def _progress(progress: Any, t0: float, t1: float) -> Callable[..., None] | None:
+    """A throttled reporter of the solver's time, or None."""
+    if not progress:
+        return None
+    import time
+
+    from .sweep import Progress
+
+    bar = Progress(100, "simulate") if progress is True else None
+    state = {"start": time.perf_counter(), "last": 0.0}
+
+    def report(t: float, final: bool = False) -> None:
+        if bar is None:
+            progress(t, t1)
+            return
+        now = time.perf_counter()
+        if (final and state["last"]) or (now - state["start"] > 0.5
+                                         and now - state["last"] > 0.1):
+            state["last"] = now
+            bar(100 if final else min(99, int(100 * (t - t0) / (t1 - t0))))
+
+    return report
 
 
 def _input_function(model: Model, u: Any) -> Callable[[float, np.ndarray], np.ndarray]:

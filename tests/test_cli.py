@@ -1,0 +1,260 @@
+"""The ``titop-lpv`` command line.
+
+Every command runs on the shipped examples in a subprocess (``python -m titop_lpv.cli``, and
+the installed console script once), in a temporary directory with ``MPLBACKEND=Agg``: exit
+status 0, the key lines of its summary, and the files it writes, read back
+(``load_linear``, JSON, npz, CSV) and checked against the library or a closed form. Bad
+input (missing file, unknown parameter, malformed TOML, unknown signal, bad ``--spin`` or
+grid syntax, ...) must end with exit status 2 and exactly one line on stderr,
+``titop-lpv: error: ...``, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import titop_lpv as tl
+from titop_lpv.cli import main
+from titop_lpv.export import load_linear
+from titop_lpv.lpv import LPVGrid
+
+ROOT = Path(__file__).resolve().parents[1]
+BALLOON = str(ROOT / "examples" / "balloon.toml")
+ARM = str(ROOT / "examples" / "robot_arm.toml")
+SPACECRAFT = str(ROOT / "examples" / "spinning_spacecraft.toml")
+HANGING = "--guess=pendulum1.q=0.2,pendulum2.q=-0.2"
+ARM_TRIM = ["--free", "shoulder_yaw_tau,shoulder_tau,elbow_tau,wrist_tau",
+            "--fix", "shoulder_yaw.q=0.3,shoulder.q=0.7,elbow.q=-1.1,wrist.q=0.4"]
+ENV = {k: v for k, v in os.environ.items() if k != "TITOP_LPV_DEBUG"} | {"MPLBACKEND": "Agg"}
+
+
+def run(*args: str, cwd: Path, command: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI in a subprocess; return the completed process (text output)."""
+    command = command or [sys.executable, "-m", "titop_lpv.cli"]
+    return subprocess.run([*command, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def ok(result: subprocess.CompletedProcess) -> str:
+    """Assert success without a traceback; return stdout."""
+    assert result.returncode == 0, (f"exit {result.returncode}\n--- stdout\n"
+                                    f"{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}")
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def one_error_line(returncode: int, stderr: str) -> str:
+    """Assert the bad-input contract: status 2, one line ``titop-lpv: error: ...``."""
+    lines = stderr.splitlines()
+    assert returncode == 2, stderr
+    assert len(lines) == 1 and lines[0].startswith("titop-lpv: error: "), stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def quiet_load(path: str) -> tl.Model:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        return tl.load_model(path)
+
+
+# ------------------------------------------------------------------------------ subprocess runs
+def test_demo_writes_every_file(tmp_path: Path) -> None:
+    out = ok(run("demo", "--out", "demo_out", cwd=tmp_path))
+    files = ["balloon_fig17.png", "trim.txt", "balloon_ss.mat", "modes.md", "bode.png",
+             "poles.png"]
+    for name in files:
+        path = tmp_path / "demo_out" / name
+        assert path.is_file() and path.stat().st_size > 0, name
+        assert re.search(rf"^  {re.escape(name)} +\d", out, re.M), name  # listed with its size
+    seconds = float(re.search(r"demo finished in ([\d.]+) s", out).group(1))
+    assert seconds < 60
+    assert "static operating point of 'balloon': success" in out
+    assert "31/31 linear models" in out
+    sys_ = load_linear(tmp_path / "demo_out" / "balloon_ss.mat")
+    assert sys_.input_labels == ["slider_tau"] and sys_.output_labels == ["pendulum2_q"]
+    assert sys_.nstates == 14 and "balloon_psi" not in sys_.state_labels  # integrators dropped
+    assert sys_.op.success and sys_.op.residual_norm < 1e-10
+    assert abs(sys_.op["pendulum1_q"]) < 1e-8  # the hanging equilibrium, not the inverted one
+    modes = (tmp_path / "demo_out" / "modes.md").read_text()
+    assert "| # | kind |" in modes and "oscillatory" in modes
+
+
+def test_simulate_parameters_and_initial_state_reach_the_solver(tmp_path: Path) -> None:
+    out = ok(run("simulate", BALLOON, "--t-final", "2", "--param", "k=80", "--x0",
+                 "slider.q=0.1", "--signals", "slider_q,pendulum1.q", "--plot",
+                 "--plot-file", "sim.png", "--out", "traj.npz", cwd=tmp_path))
+    assert "final values at t = 2 s:" in out and "wrote traj.npz" in out
+    assert (tmp_path / "sim.png").stat().st_size > 0
+    data = np.load(tmp_path / "traj.npz")
+    model = quiet_load(BALLOON)
+    assert list(data["state_names"]) == list(model.state_names)
+    x0 = model.default_state()
+    x0[model.state_index("slider_q")] = 0.1
+    ref = tl.simulate(model, (0.0, 2.0), x0=x0, params={"k": 80.0})
+    np.testing.assert_allclose(data["x"][-1], ref.x[-1], rtol=0, atol=1e-9)
+    row = re.search(r"^  slider_q +([-\d.e+]+) +([-\d.e+]+)  m$", out, re.M)
+    assert float(row.group(1)) == 0.1 and np.isclose(float(row.group(2)), ref["slider_q"][-1])
+
+
+def test_trim_spin_matches_the_closed_form_moment_balance(tmp_path: Path) -> None:
+    out = ok(run("trim", SPACECRAFT, "--spin", "hub:0,0,1:2.0", "--out", "op.json",
+                 cwd=tmp_path))
+    assert "spin operating point of 'spinning_spacecraft': success" in out
+    rec = json.loads((tmp_path / "op.json").read_text())
+    assert rec["success"] and rec["kind"] == "spin" and rec["spin"]["rate"] == 2.0
+    assert set(rec["cyclic"]) == {"hub_x", "hub_y", "hub_z", "hub_phi", "hub_theta", "hub_psi"}
+    assert rec["status"]["panel1_q"] == "free" and rec["status"]["hub_psi"] == "cyclic"
+    assert rec["max_residual"] <= rec["tolerance"]
+    # spring, centrifugal force on the panel mass and spin of its inertia about the hinge
+    k, rest, m, ell, radius, d_inertia, rate = 120.0, 0.35, 15.0, 1.5, 1.0, 11.0, 2.0
+    for q in (rec["values"]["panel1_q"], rec["values"]["panel2_q"]):
+        moment = (-k * (q - rest) - m * rate**2 * ell * np.sin(q) * (radius + ell * np.cos(q))
+                  - rate**2 * d_inertia * np.sin(q) * np.cos(q))
+        assert abs(moment) < 1e-8
+
+
+def test_linearize_writes_a_named_model_with_its_operating_point(tmp_path: Path) -> None:
+    out = ok(run("linearize", BALLOON, "--actuate", "slider", "--inputs", "slider.tau",
+                 "--outputs", "pendulum2.q", HANGING, "--drop-integrators", "--out", "ss.npz",
+                 cwd=tmp_path))
+    assert "linear model balloon_lin: 14 states, 1 inputs, 1 outputs" in out
+    assert "dropped: balloon_x, balloon_y, balloon_z, balloon_psi" in out
+    assert "modes of balloon_lin: 4 rigid-body, 5 other" in out
+    sys_ = load_linear(tmp_path / "ss.npz")
+    assert sys_.input_labels == ["slider_tau"] and sys_.output_labels == ["pendulum2_q"]
+    assert sys_.op.success and sys_.op.input_names == ("slider_tau",)
+    # the slider equation: m_eff q̈ = ... - k q - d_s q̇ + τ, so B[slider_qd] > 0
+    assert sys_.B[sys_.state_labels.index("slider_qd"), 0] > 0
+
+
+def test_modes_markdown_on_the_robot_arm(tmp_path: Path) -> None:
+    out = ok(run("modes", ARM, *ARM_TRIM, "--markdown", cwd=tmp_path))
+    assert "| # | kind | eigenvalue |" in out
+    assert "trim: static operating point" in out
+    assert len(re.findall(r"^\| \d+ \|", out, re.M)) >= 4
+
+
+def test_sweep_grid_with_a_fixed_parameter(tmp_path: Path) -> None:
+    result = run("sweep", BALLOON, "--param", "k=25:100:5", "--param", "ds=4", HANGING,
+                 "--drop-integrators", "--out", "sweep.npz", cwd=tmp_path)
+    out = ok(result)
+    assert "trim_sweep 5/5" in result.stderr  # progress bar
+    assert "5/5 linear models" in out and "5/5 equilibria found" in out
+    rows = re.findall(r"^ +([\d.]+) +([\d.e-]+) +([\d.e-]+) +(oscillatory|real)$", out, re.M)
+    assert [float(r[0]) for r in rows] == [25.0, 43.75, 62.5, 81.25, 100.0]
+    grid = load_linear(tmp_path / "sweep.npz")
+    assert isinstance(grid, LPVGrid)
+    np.testing.assert_allclose(grid.axes["k"], np.linspace(25, 100, 5))
+    assert all(op.params["ds"] == 4.0 and op.success for op in grid.sweep)
+
+
+def test_sweep_tensor_grid_in_parallel_with_spin(tmp_path: Path) -> None:
+    out = ok(run("sweep", SPACECRAFT, "--spin", "hub:0,0,1:2", "--param",
+                 "k_hinge=20:500:3,d_hinge=1:3:2", "--workers", "2", "--out", "grid.json",
+                 cwd=tmp_path))
+    assert "6/6 linear models" in out and "2 worker(s)" in out
+    grid = load_linear(tmp_path / "grid.json")
+    assert grid.shape == (3, 2) and "hub_psi" not in grid.state_names  # cyclic: dropped
+
+
+def test_bode_peak_lies_between_the_modes(tmp_path: Path) -> None:
+    out = ok(run("bode", BALLOON, "--actuate", "slider", "--inputs", "slider.tau",
+                 "--outputs", "pendulum2.q", HANGING, "--omega", "0.1:100:400", "--out",
+                 "b.png", cwd=tmp_path))
+    assert (tmp_path / "b.png").stat().st_size > 0
+    peak = float(re.search(r"slider_tau → pendulum2_q: peak gain .* at ω = ([\d.]+) rad/s",
+                           out).group(1))
+    assert 1.8 < peak < 7.7  # between the slowest and the fastest oscillatory mode
+
+
+def test_console_script(tmp_path: Path) -> None:
+    script = shutil.which("titop-lpv", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the titop-lpv console script is not installed")
+    out = ok(run("--help", cwd=tmp_path, command=[script]))
+    assert all(c in out for c in ("demo", "simulate", "trim", "linearize", "modes", "sweep",
+                                  "bode", "examples:"))
+    (tmp_path / "broken.toml").write_text('name = "x"\n[[bodies]\nmass = 1\n')
+    result = run("trim", "broken.toml", cwd=tmp_path, command=[script])
+    assert "malformed TOML" in one_error_line(result.returncode, result.stderr)
+
+
+# ------------------------------------------------------------------------------ in process
+@pytest.mark.parametrize("command", ["demo", "simulate", "trim", "linearize", "modes", "sweep",
+                                     "bode"])
+def test_every_command_has_help_with_an_example(command: str, capsys) -> None:
+    assert main([command, "--help"]) == 0
+    assert "\nexample:\n  titop-lpv " + command in capsys.readouterr().out
+
+
+BAD = {
+    "missing file": (["trim", "missing.toml"], "does not exist"),
+    "unknown parameter": (["trim", BALLOON, "--param", "bogus=1"], "bogus"),
+    "malformed TOML": (["linearize", "broken.toml"], "malformed TOML"),
+    "unknown input": (["linearize", ARM, *ARM_TRIM, "--inputs", "nope"], "'nope'"),
+    "input of a joint not actuated": (["linearize", BALLOON, "--inputs", "slider.tau"],
+                                      "--actuate slider"),
+    "unknown output": (["bode", ARM, *ARM_TRIM, "--outputs", "nope"], "'nope'"),
+    "bad --spin": (["trim", SPACECRAFT, "--spin", "hub:0,0:2"], "BODY:AX,AY,AZ:RATE"),
+    "unknown spin body": (["trim", SPACECRAFT, "--spin", "moon:0,0,1:2"], "moon"),
+    "grid without N": (["sweep", BALLOON, "--param", "k=25:100"], "LO:HI:N"),
+    "grid not numbers": (["sweep", BALLOON, "--param", "k=a:100:3"], "expected a number"),
+    "grid N not an integer": (["sweep", BALLOON, "--param", "k=25:100:2.5"], "integer"),
+    "grid of an unknown parameter": (["sweep", BALLOON, "--param", "bogus=1:2:3"], "bogus"),
+    "sweep without a grid": (["sweep", BALLOON, "--param", "k=30"], "needs a grid"),
+    "grid outside sweep": (["trim", BALLOON, "--param", "k=1:2:3"], "sweep"),
+    "NAME=VALUE expected": (["trim", BALLOON, "--fix", "slider.q"], "NAME=VALUE"),
+    "unknown signal": (["simulate", BALLOON, "--t-final", "1", "--signals", "nope"], "nope"),
+    "bad output suffix": (["simulate", BALLOON, "--t-final", "1", "--out", "x.txt"], ".csv"),
+    "bad --omega": (["bode", ARM, *ARM_TRIM, "--omega", "10:1:50"], "LO < HI"),
+    "velocity freed": (["trim", BALLOON, "--free", "balloon_vx"], "velocity"),
+    "no equilibrium": (["trim", ARM, "--free", "shoulder_q"], "failed"),
+    "actuate a free joint": (["trim", BALLOON, "--actuate", "balloon"], "--actuate"),
+    "unwritable output": (["trim", BALLOON, "--out", "no/such/dir/op.json"], "no/such/dir"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_is_one_line_and_status_2(case: str, tmp_path: Path, monkeypatch,
+                                            capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TITOP_LPV_DEBUG", raising=False)
+    (tmp_path / "broken.toml").write_text('name = "x"\n[[bodies]\nmass = 1\n')
+    argv, expected = BAD[case]
+    status = main(argv)
+    line = one_error_line(status, capsys.readouterr().err)
+    assert expected in line
+
+
+def test_usage_errors_exit_2(capsys) -> None:
+    assert main(["simulate", BALLOON]) == 2  # --t-final missing: argparse's usage message
+    assert "--t-final" in capsys.readouterr().err
+    assert main(["frobnicate"]) == 2
+
+
+def test_debug_variable_shows_the_exception(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TITOP_LPV_DEBUG", "1")
+    with pytest.raises(tl.ModelFileError):
+        main(["trim", "missing.toml"])
+
+
+def test_simulate_csv_columns(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", ARM, "--t-final", "0.5", "--out", "traj.csv"]) == 0
+    header = (tmp_path / "traj.csv").read_text().splitlines()[0].split(",")
+    data = np.loadtxt(tmp_path / "traj.csv", delimiter=",", skiprows=1)
+    assert header[:3] == ["t", "shoulder_yaw_q", "shoulder_yaw_qd"]
+    assert header[-1] == "wrist_tau" and data.shape[1] == len(header)
+    assert data[-1, 0] == 0.5 and "wrote traj.csv" in capsys.readouterr().out

@@ -1,0 +1,592 @@
+"""The ``titop-lpv`` command line: simulate, trim, linearise, modes, LPV sweeps and Bode plots.
+
+Every subcommand reads a model file (TOML, JSON or YAML, see ``docs/model-file.md``), prints
+a readable summary and writes the files it names; ``titop-lpv demo`` runs the whole chain on
+the balloon model shipped inside the package. Bad input ends the command with one line
+``titop-lpv: error: <message>`` on stderr and exit status 2; ``TITOP_LPV_DEBUG=1`` shows the
+traceback instead. Long work (simulations, sweeps) shows progress on stderr.
+
+Examples
+--------
+::
+
+    titop-lpv demo
+    titop-lpv trim examples/spinning_spacecraft.toml --spin hub:0,0,1:2.0 --out op.json
+    titop-lpv sweep examples/balloon.toml --param k=25:100:31 --out sweep.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import titop_lpv as tl
+
+from .exceptions import TitopError
+from .export import save_linear
+from .model import read_description
+
+__all__ = ["main"]
+
+PROG = "titop-lpv"
+HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}  # guess: the balloon's hanging equilibrium
+GUESS = "--guess pendulum1.q=0.2,pendulum2.q=-0.2"
+class CLIError(TitopError, ValueError):
+    """Malformed command-line value (``--param``, ``--spin``, a grid, a file suffix)."""
+
+
+# ---------------------------------------------------------------------------- parsing values
+def _names(text: str | None) -> list[str] | None:
+    """``"a,b"`` -> ``["a", "b"]`` (None stays None)."""
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        hint = " (a grid LO:HI:N is for the sweep command)" if ":" in text else ""
+        raise CLIError(f"{where}: expected a number, got {text!r}{hint}") from None
+
+
+def _pairs(items: list[str], option: str) -> dict[str, str]:
+    """``["a=1", "b=2,c=3"]`` -> ``{"a": "1", "b": "2", "c": "3"}`` (values still text)."""
+    out: dict[str, str] = {}
+    for part in (p for item in items for p in item.split(",")):
+        name, eq, value = part.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise CLIError(f"{option} {part!r}: expected NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _values(items: list[str], option: str) -> dict[str, float]:
+    return {k: _number(v, f"{option} {k}") for k, v in _pairs(items, option).items()}
+
+
+def _triple(text: str, option: str, example: str) -> tuple[float, float, int]:
+    """``"LO:HI:N"`` -> ``(lo, hi, n)`` with ``n`` a positive integer."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise CLIError(f"{option} {text!r}: expected LO:HI:N, e.g. {example}")
+    lo, hi, n = (_number(p, f"{option} {text!r}") for p in parts)
+    if n != int(n) or n < 1:
+        raise CLIError(f"{option} {text!r}: N must be a positive integer")
+    return lo, hi, int(n)
+
+
+def _spin(text: str) -> dict[str, Any]:
+    """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``."""
+    parts = text.split(":")
+    axis = parts[1].split(",") if len(parts) == 3 else []
+    if len(parts) != 3 or not parts[0] or len(axis) != 3:
+        raise CLIError(f"--spin {text!r}: expected BODY:AX,AY,AZ:RATE, e.g. hub:0,0,1:2.0")
+    return {"body": parts[0], "axis": [_number(a, "--spin axis") for a in axis],
+            "rate": _number(parts[2], "--spin rate")}
+
+
+# ---------------------------------------------------------------------------- model and trim
+def _load(path: str | Path, actuate: list[str] | None = None, quiet: bool = False) -> tl.Model:
+    """Read, optionally actuate joints, compile; model warnings become ``note:`` lines."""
+    desc = read_description(path)
+    for body in actuate or []:
+        bodies = desc.get("bodies") if isinstance(desc, dict) else None
+        match = [b for b in bodies or [] if isinstance(b, dict) and b.get("name") == body]
+        joint = match[0].get("joint") if match else None
+        if not isinstance(joint, dict) or joint.get("type") not in ("revolute", "prismatic"):
+            raise CLIError(f"--actuate {body!r}: not a body with a revolute or prismatic joint")
+        joint["actuated"] = True
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", tl.TitopWarning)
+        model = tl.load_model(desc)
+    if not quiet:
+        for w in caught:
+            print(f"note: {w.message}")
+        defaults = ", ".join(f"{k}={v:g}" for k, v in model.default_params().items())
+        print(f"model {model.name!r} ({path}): {len(model.body_names)} bodies, "
+              f"{model.n_states} states, {model.n_inputs} inputs, {model.n_outputs} outputs, "
+              f"parameters: {defaults or 'none'}")
+    return model
+
+
+def _model_and_params(args: argparse.Namespace) -> tuple[tl.Model, dict[str, float]]:
+    model = _load(args.model, _names(args.actuate))
+    params = _values(args.param, "--param")
+    model.param_vector(params)  # unknown names -> UnknownNameError listing the parameters
+    return model, params
+
+
+def _trim_kwargs(model: tl.Model, args: argparse.Namespace,
+                 params: dict[str, float]) -> dict[str, Any]:
+    """Keyword arguments of ``tl.trim`` from the trim options."""
+    fixed = _values(args.fix, "--fix")
+    spin = _spin(args.spin) if args.spin else None
+    free = _names(args.free)
+    if free is None:  # every configuration state, except fixed and cyclic ones
+        skip = {k.replace(".", "_") for k in fixed} | set(tl.velocity_names(model))
+        if spin:
+            skip |= {f"{spin['body']}_{s}" for s in ("x", "y", "z", "phi", "theta", "psi", "q")}
+        free = [n for n in model.state_names if n not in skip]
+    kwargs: dict[str, Any] = {"free": free, "fixed": fixed, "params": params,
+                              "guess": _values(args.guess, "--guess")}
+    if spin:
+        kwargs.update(kind="spin", spin=spin)
+    if args.tol is not None:
+        kwargs["tol"] = args.tol
+    return kwargs
+
+
+def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
+    """A clearer message for ``<body>_tau`` of a joint that is not actuated."""
+    for name in names or []:
+        key = name.replace(".", "_")
+        body = key[:-4] if key.endswith("_tau") else ""
+        if key not in model.input_names and body in model.body_names:
+            raise CLIError(f"unknown input {name!r}: the joint of {body!r} is not actuated "
+                           f"(add --actuate {body}); inputs are {list(model.input_names)}")
+
+
+def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
+    model, params = _model_and_params(args)
+    inputs, outputs = _names(args.inputs), _names(args.outputs)
+    _check_inputs(model, inputs)
+    op = tl.trim(model, **_trim_kwargs(model, args, params))
+    print(f"trim: {op.kind} operating point, max |residual| = {op.residual_norm:.2e}, "
+          f"free: {', '.join(op.free) or 'none'}"
+          + (f"; pinned: {', '.join(op.pinned)}" if op.pinned else ""))
+    sys_ = tl.linearize(model, op, inputs, outputs, drop_integrators=args.drop_integrators,
+                        tol=max(1e-8, args.tol or 0.0))
+    dropped = [n for n in model.state_names if n not in sys_.state_labels]
+    print(f"linear model {sys_.name}: {sys_.nstates} states, {sys_.ninputs} inputs, "
+          f"{sys_.noutputs} outputs (acting on deviations from the operating point)")
+    for what, names in (("states", sys_.state_labels), ("inputs", sys_.input_labels),
+                        ("outputs", sys_.output_labels), ("dropped", dropped)):
+        print(f"  {what + ':':<9}{', '.join(names) or '-'}")
+    return op, sys_
+
+
+def _size(path: str | Path) -> str:
+    n = Path(path).stat().st_size
+    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} kB" if n < 1024**2 else \
+        f"{n / 1024**2:.1f} MB"
+
+
+def _wrote(path: str | Path) -> None:
+    print(f"wrote {path} ({_size(path)})")
+
+
+def _savefig(fig: Any, path: str | Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- simulate
+def _simulate(model: tl.Model, t_final: float, x0: Any = None,
+              params: dict[str, float] | None = None) -> tl.Trajectory:
+    start = time.perf_counter()
+    traj = tl.simulate(model, (0.0, t_final), x0=x0, params=params, progress=True)
+    print(f"simulated {t_final:g} s in {time.perf_counter() - start:.2f} s "
+          f"({traj.nfev} evaluations)")
+    return traj
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """``titop-lpv simulate``."""
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix.lower() not in (".npz", ".csv"):
+        raise CLIError(f"--out {out}: use a .npz or .csv file")
+    model, params = _model_and_params(args)
+    x0 = model.default_state(params or None)
+    for name, value in _values(args.x0, "--x0").items():
+        x0[model.state_index(name)] = value
+    signals = _names(args.signals) or list(model.output_names)
+    known = (*model.state_names, *model.output_names, *model.input_names)
+    for name in signals:
+        if name not in known and name.replace(".", "_") not in known:
+            raise CLIError(f"--signals: unknown signal {name!r}; signals are {list(known)}")
+    traj = _simulate(model, args.t_final, x0, params)
+    width = max(len(s) for s in signals)
+    print(f"final values at t = {traj.t[-1]:g} s:")
+    print(f"  {'signal':<{width}}  {'initial':>14}  {'final':>14}  unit")
+    for name in signals:
+        data, unit = traj[name], traj.units.get(name.replace(".", "_"), "")
+        print(f"  {name:<{width}}  {data[0]:14.6g}  {data[-1]:14.6g}  {unit}")
+    if out is not None and out.suffix.lower() == ".npz":
+        np.savez(out, t=traj.t, x=traj.x, y=traj.y, u=traj.u,
+                 state_names=np.array(traj.state_names, dtype=str),
+                 output_names=np.array(traj.output_names, dtype=str),
+                 input_names=np.array(traj.input_names, dtype=str))
+    elif out is not None:
+        columns = np.column_stack([traj.t] + [traj[n] for n in traj.names])
+        np.savetxt(out, columns, delimiter=",", header=",".join(("t", *traj.names)),
+                   comments="", fmt="%.17g")
+    if out is not None:
+        _wrote(out)
+    if args.plot:
+        plot_file = args.plot_file or f"{Path(args.model).stem}_simulation.png"
+        _savefig(traj.plot(signals, title=f"{model.name}: simulation over {args.t_final:g} s"),
+                 plot_file)
+        _wrote(plot_file)
+    return 0
+
+
+# ---------------------------------------------------------------------------- trim
+def cmd_trim(args: argparse.Namespace) -> int:
+    """``titop-lpv trim``."""
+    if args.out and Path(args.out).suffix.lower() != ".json":
+        raise CLIError(f"--out {args.out}: the operating point is written as .json")
+    model, params = _model_and_params(args)
+    op = tl.trim(model, **_trim_kwargs(model, args, params))
+    print(op.report())
+    if args.out:
+        Path(args.out).write_text(json.dumps(op.to_dict(), indent=1) + "\n")
+        _wrote(args.out)
+    return 0
+
+
+# ---------------------------------------------------------------------------- linear models
+def cmd_linearize(args: argparse.Namespace) -> int:
+    """``titop-lpv linearize``."""
+    if args.out and Path(args.out).suffix.lower() not in (".mat", ".npz", ".json"):
+        raise CLIError(f"--out {args.out}: use a .mat, .npz or .json file")
+    op, sys_ = _trim_and_linearize(args)
+    print(tl.modes(sys_))
+    if args.out:
+        _wrote(save_linear(sys_, args.out, op=op))
+    return 0
+
+
+def cmd_modes(args: argparse.Namespace) -> int:
+    """``titop-lpv modes``."""
+    table = tl.modes(_trim_and_linearize(args)[1])
+    print(table.to_markdown() if args.markdown else table)
+    return 0
+
+
+def _default_omega(sys_: Any) -> np.ndarray:
+    """Log-spaced ω [rad/s] from 1.5 decades below the slowest mode to 1.5 above the fastest."""
+    wn = np.abs(np.linalg.eigvals(sys_.A)) if sys_.nstates else np.zeros(0)
+    wn = wn[wn > 1e-6]
+    lo, hi = (np.log10(wn.min()) - 1.5, np.log10(wn.max()) + 1.5) if wn.size else (-2, 2)
+    return np.logspace(np.floor(lo), np.ceil(hi), 600)
+
+
+def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
+    """Save the Bode plot of every channel; return one line per channel with its peak."""
+    if not sys_.ninputs or not sys_.noutputs:
+        raise CLIError(f"a Bode plot needs an input and an output; {sys_.name} has inputs "
+                       f"{list(sys_.input_labels)} (--actuate BODY adds <body>_tau)")
+    resp = sys_.frequency_response(omega)
+    shape = (sys_.noutputs, sys_.ninputs, omega.size)
+    mag = np.asarray(resp.magnitude).reshape(shape)
+    phase = np.unwrap(np.asarray(resp.phase).reshape(shape))
+    import matplotlib.pyplot as plt
+
+    fig, (am, ap) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True, layout="constrained")
+    lines = []
+    for (i, out), (j, inp) in ((a, b) for a in enumerate(sys_.output_labels)
+                               for b in enumerate(sys_.input_labels)):
+        with np.errstate(divide="ignore"):
+            db = 20 * np.log10(mag[i, j])
+        am.semilogx(omega, db, lw=1, label=f"{inp} → {out}")
+        ap.semilogx(omega, np.degrees(phase[i, j]), lw=1)
+        k = int(np.argmax(mag[i, j]))
+        lines.append(f"  {inp} → {out}: peak gain {mag[i, j, k]:.4g} ({db[k]:.2f} dB) at "
+                     f"ω = {omega[k]:.4g} rad/s ({omega[k] / (2 * np.pi):.4g} Hz)")
+    am.set(ylabel="magnitude [dB]", title=f"Bode: {sys_.name}")
+    ap.set(ylabel="phase [deg]", xlabel="ω [rad/s]")
+    am.legend(fontsize=8)
+    for a in (am, ap):
+        a.grid(True, which="both", alpha=0.3)
+    _savefig(fig, path)
+    return lines
+
+
+def cmd_bode(args: argparse.Namespace) -> int:
+    """``titop-lpv bode``."""
+    omega = None
+    if args.omega:
+        lo, hi, n = _triple(args.omega, "--omega", "0.01:100:400")
+        if not 0 < lo < hi or n < 2:
+            raise CLIError(f"--omega {args.omega!r}: need 0 < LO < HI and N >= 2")
+        omega = np.logspace(np.log10(lo), np.log10(hi), n)
+    sys_ = _trim_and_linearize(args)[1]
+    omega = _default_omega(sys_) if omega is None else omega
+    lines = _bode(sys_, omega, args.out)
+    print(f"frequency response over ω ∈ [{omega[0]:.3g}, {omega[-1]:.3g}] rad/s "
+          f"({omega.size} points):")
+    print("\n".join(lines))
+    _wrote(args.out)
+    return 0
+
+
+def _slowest(sys_: Any) -> list[str]:
+    """Natural frequency, damping and kind of the slowest non-rigid mode."""
+    flexible = tl.modes(sys_).flexible if sys_ is not None else ()
+    if not flexible:
+        return ["-", "-", "no equilibrium" if sys_ is None else "rigid only"]
+    return [f"{flexible[0].wn:.4g}", f"{flexible[0].zeta:.4g}", flexible[0].kind]
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """``titop-lpv sweep``."""
+    grid: dict[str, np.ndarray] = {}
+    plain = []
+    for part in (p for item in args.param for p in item.split(",")):
+        name, eq, value = (s.strip() for s in part.partition("="))
+        if eq and ":" in value:
+            lo, hi, n = _triple(value, f"--param {name}", f"{name}=25:100:31")
+            grid[name] = np.linspace(lo, hi, n)
+        else:
+            plain.append(part)
+    if not grid:
+        raise CLIError("sweep needs a grid: --param NAME=LO:HI:N, e.g. --param k=25:100:31")
+    if args.out and Path(args.out).suffix.lower() not in (".npz", ".mat", ".json"):
+        raise CLIError(f"--out {args.out}: use a .npz, .mat or .json file")
+    if args.workers < 1:
+        raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    args.param = plain
+    model, params = _model_and_params(args)
+    model.param_vector({k: v[0] for k, v in grid.items()})  # unknown grid names
+    both = sorted(set(grid) & set(params))
+    if both:
+        raise CLIError(f"--param {both[0]} is given both as a grid and as a value")
+    _check_inputs(model, _names(args.inputs))
+    kwargs = _trim_kwargs(model, args, params)
+    free, fixed = kwargs.pop("free"), kwargs.pop("fixed")
+    axes = " × ".join(f"{k} ∈ [{v[0]:g}, {v[-1]:g}] ({v.size})" for k, v in grid.items())
+    print(f"sweep over {axes}: {np.prod([v.size for v in grid.values()])} points, "
+          f"{args.workers} worker(s)")
+    start = time.perf_counter()
+    executor = None
+    if args.workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        executor = ProcessPoolExecutor(max_workers=args.workers)
+    try:
+        lpv = tl.linearize_sweep(model, grid, free, fixed, inputs=_names(args.inputs),
+                                 outputs=_names(args.outputs),
+                                 drop_integrators=args.drop_integrators, executor=executor,
+                                 progress=True, **kwargs)
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    print(f"done in {time.perf_counter() - start:.2f} s\n{lpv.report()}\n{lpv.sweep.report()}")
+    rows = [[*grid, "slowest mode: ω_n [rad/s]", "ζ", "kind"]]
+    for idx in np.ndindex(*lpv.shape):
+        rows.append([f"{v[i]:.6g}" for v, i in zip(grid.values(), idx)] + _slowest(lpv[idx]))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    for r in rows:
+        print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip())
+    if args.out:
+        _wrote(save_linear(lpv, args.out))
+    return 0
+
+
+# ---------------------------------------------------------------------------- demo
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``titop-lpv demo``: the paper's balloon from simulation to pole map."""
+    from importlib.resources import as_file, files
+
+    start = time.perf_counter()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[tuple[str, str]] = []
+    with as_file(files("titop_lpv") / "data" / "balloon.toml") as source:
+        if not source.is_file():
+            raise CLIError(f"the shipped balloon model is missing ({source}): reinstall")
+        model = _load(source)
+        actuated = _load(source, ["slider"], quiet=True)
+
+    print("\n1. simulation of Fig. 17 (θ1,0 = 170°, θ2,0 = −170°), 20 s")
+    traj = _simulate(model, 20.0)
+    _savefig(traj.plot(list(model.output_names),
+                       title="Balloon, Fig. 17 scenario (θ1,0 = 170°, θ2,0 = −170°)"),
+             out / "balloon_fig17.png")
+    written.append(("balloon_fig17.png", "the 9 configuration outputs over 20 s"))
+
+    print("\n2. trim: the hanging equilibrium (guess pendulum1.q = 0.2, pendulum2.q = -0.2)")
+    vel = set(tl.velocity_names(model))
+    free = [n for n in model.state_names if n not in vel]
+    op = tl.trim(model, free=free, guess=HANGING)
+    print(op.report())
+    (out / "trim.txt").write_text(op.report() + "\n")
+    written.append(("trim.txt", "the operating point (tl.trim report)"))
+
+    print("\n3. linearisation, slider actuated: slider_tau → pendulum2_q, integrators dropped")
+    op = tl.trim(actuated, free=free, guess=HANGING)
+    sys_ = tl.linearize(actuated, op, ["slider_tau"], ["pendulum2_q"], drop_integrators=True)
+    print(f"linear model: {sys_.nstates} states ({', '.join(sys_.state_labels)})")
+    save_linear(sys_, out / "balloon_ss.mat", op=op)
+    written.append(("balloon_ss.mat", "A, B, C, D with names and the operating point"))
+    table = tl.modes(sys_)
+    print(table)
+    (out / "modes.md").write_text(f"# Modes of the hanging balloon\n\n{table.to_markdown()}\n")
+    written.append(("modes.md", "the modal table (Markdown)"))
+    print("\n".join(_bode(sys_, _default_omega(sys_), out / "bode.png")))
+    written.append(("bode.png", "Bode plot slider_tau → pendulum2_q"))
+
+    print("\n4. LPV grid over the slider stiffness k ∈ [25, 100] N/m (31 points)")
+    lpv = tl.linearize_sweep(actuated, {"k": np.linspace(25.0, 100.0, 31)}, free,
+                             inputs=["slider_tau"], outputs=["pendulum2_q"],
+                             drop_integrators=True, guess=HANGING, progress=True)
+    print(lpv.report())
+    fig = lpv.poles().plot()
+    fig.axes[0].set_title("Poles of the hanging balloon, k ∈ [25, 100] N/m")
+    _savefig(fig, out / "poles.png")
+    written.append(("poles.png", "pole map over k"))
+
+    print(f"\nfiles written to {out}/:")
+    width = max(len(name) for name, _ in written)
+    for name, what in written:
+        print(f"  {name:<{width}}  {_size(out / name):>9}  {what}")
+    print(f"demo finished in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+_KV = {"action": "append", "default": [], "metavar": "NAME=VALUE"}
+_OUT = "--out"
+_OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "model": [
+        ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml)"}),
+        ("--param", {**_KV, "help": "set a parameter (repeatable, or comma-separated)"}),
+        ("--actuate", {"metavar": "BODY[,BODY]",
+                       "help": "make these joints actuated (adds the inputs <body>_tau)"})],
+    "trim options": [
+        ("--free", {"metavar": "A,B,...", "help": "variables to solve for (states, inputs, "
+                    "parameters; default: every configuration state, neutral ones pinned)"}),
+        ("--fix", {**_KV, "help": "hold a variable at a value (repeatable)"}),
+        ("--guess", {**_KV, "help": "initial guess of a free variable (repeatable)"}),
+        ("--spin", {"metavar": "BODY:AX,AY,AZ:RATE", "help": "steady spin of BODY about an "
+                    "axis (body frame) at RATE [rad/s]"}),
+        ("--tol", {"type": float, "help": "tolerance on max |residual| (default 1e-10)"})],
+    "linear model": [
+        ("--inputs", {"metavar": "A,B", "help": "inputs to keep (default: all)"}),
+        ("--outputs", {"metavar": "C,D", "help": "outputs to keep (default: all)"}),
+        ("--drop-integrators", {"action": "store_true", "help": "drop floating-base "
+                                "position/attitude states nothing depends on"})],
+    "demo": [(_OUT, {"default": "titop-lpv-out", "metavar": "DIR",
+                     "help": "output directory (default ./titop-lpv-out)"})],
+    "simulate": [
+        ("--t-final", {"type": float, "required": True, "metavar": "T", "help": "end time [s]"}),
+        ("--x0", {**_KV, "help": "initial state value (repeatable; default: the model's)"}),
+        ("--signals", {"metavar": "A,B", "help": "signals to print, plot (default: outputs)"}),
+        ("--plot", {"action": "store_true", "help": "save a figure of the signals"}),
+        ("--plot-file", {"metavar": "FILE", "help": "figure (default <model>_simulation.png)"}),
+        (_OUT, {"metavar": "FILE", "help": "write the trajectory (.npz or .csv)"})],
+    "trim": [(_OUT, {"metavar": "FILE.json", "help": "write the operating point (JSON)"})],
+    "linearize": [(_OUT, {"metavar": "FILE", "help": "write the model (.mat, .npz, .json)"})],
+    "modes": [("--markdown", {"action": "store_true", "help": "print the table in Markdown"})],
+    "sweep": [
+        ("--workers", {"type": int, "default": 1, "metavar": "N",
+                       "help": "parallel worker processes (default 1)"}),
+        (_OUT, {"metavar": "FILE", "help": "write the grid (.npz, .mat or .json)"})],
+    "bode": [
+        ("--omega", {"metavar": "LO:HI:N",
+                     "help": "N log-spaced frequencies [rad/s] (default: around the modes)"}),
+        (_OUT, {"default": "bode.png", "metavar": "FILE", "help": "figure (default bode.png)"})],
+}
+_CHANNEL = f"--actuate slider --inputs slider.tau --outputs pendulum2.q \\\n      {GUESS}"
+_COMMANDS = [  # name, function, summary, example, option groups
+    ("demo", cmd_demo, "the paper's balloon: simulate, trim, linearise, modes, Bode, pole map "
+     "(< 1 min)", "", ()),
+    ("simulate", cmd_simulate, "simulate the nonlinear model from its initial state",
+     "examples/balloon.toml --t-final 20 --plot", ("model",)),
+    ("trim", cmd_trim, "find an equilibrium or a steady spin",
+     "examples/spinning_spacecraft.toml --spin hub:0,0,1:2.0 --out op.json",
+     ("model", "trim options")),
+    ("linearize", cmd_linearize, "trim, then linearise exactly (named state-space model, modes)",
+     f"examples/balloon.toml {_CHANNEL} --out balloon_ss.mat",
+     ("model", "trim options", "linear model")),
+    ("modes", cmd_modes, "trim, linearise, print the modal table",
+     f"examples/balloon.toml --drop-integrators --markdown \\\n      {GUESS}",
+     ("model", "trim options", "linear model")),
+    ("sweep", cmd_sweep, "trim and linearise over a parameter grid (LPV grid)\n--param "
+     "NAME=LO:HI:N is a grid axis of N points (several: a tensor grid)",
+     f"examples/balloon.toml --param k=25:100:31 --out sweep.npz \\\n      {GUESS}",
+     ("model", "trim options", "linear model")),
+    ("bode", cmd_bode, "trim, linearise, save a Bode plot",
+     f"examples/balloon.toml {_CHANNEL} --out bode.png", ("model", "trim options", "linear model")),
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n" + "\n".join(f"  {PROG} {c[0]} {c[3]}".rstrip() for c in _COMMANDS)
+        + f"\n\n'{PROG} COMMAND --help' shows each command's options. Errors: one line on\n"
+        "stderr, exit status 2 (TITOP_LPV_DEBUG=1 shows the traceback).",
+        description="Nonlinear multibody (TITOP) models: simulation, trim, exact "
+                    "linearisation, modes, LPV grids.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {tl.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, func, summary, example, groups in _COMMANDS:
+        p = sub.add_parser(name, help=summary.split("\n")[0], description=summary,
+                           epilog=f"example:\n  {PROG} {name} {example}".rstrip(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(func=func)
+        for group in (*groups, name):
+            g = p.add_argument_group(group) if " " in group else p
+            for flag, kwargs in _OPTIONS.get(group, []):
+                g.add_argument(flag, **kwargs)
+    return parser
+
+
+def _one_line(err: BaseException) -> str:
+    """The error message on one line (continuation lines joined with '; ')."""
+    text = str(err.args[0]) if type(err) is KeyError and err.args else str(err)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return type(err).__name__
+    rest = [ln[2:] if ln.startswith("- ") else ln for ln in lines[1:]]
+    line = " ".join([lines[0], "; ".join(rest)]) if rest else lines[0]
+    return line if len(line) <= 1000 else line[:997] + "..."
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``titop-lpv`` command line and return its exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 on bad input (one line ``titop-lpv: error: ...`` on stderr, or
+        argparse's usage message); 130 when interrupted.
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as stop:  # --help, --version, usage errors
+        return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
+    import matplotlib
+
+    matplotlib.use("Agg")  # figures go to files only, never to a window
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except (TitopError, OSError, ValueError, KeyError) as err:
+        if os.environ.get("TITOP_LPV_DEBUG") == "1":
+            raise
+        sys.stdout.flush()
+        print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
