@@ -258,3 +258,10 @@ def test_simulate_csv_columns(tmp_path: Path, monkeypatch, capsys) -> None:
     assert header[:3] == ["t", "shoulder_yaw_q", "shoulder_yaw_qd"]
     assert header[-1] == "wrist_tau" and data.shape[1] == len(header)
     assert data[-1, 0] == 0.5 and "wrote traj.csv" in capsys.readouterr().out
+
+
+def test_embedded_balloon_is_the_example():
+    """The demo's model shipped in the package is byte-for-byte examples/balloon.toml."""
+    root = Path(__file__).resolve().parents[1]
+    shipped = root / "titop_lpv" / "data" / "balloon.toml"
+    assert shipped.read_bytes() == (root / "examples" / "balloon.toml").read_bytes()
