@@ -20,6 +20,8 @@ from .exceptions import (
     UnknownNameError,
 )
 from .inverse_dynamics import InverseDynamics, inverse_dynamics, mass_matrix, velocity_names
+from .lft import IllPosedError, affine_lft, lft_lower, lft_upper, polynomial_lft, star
+from .lft import reduce as reduce_lft
 from .linearize import Jacobians, LinearizationError, jacobians, linearize
 from .lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
 from .model import (
@@ -45,16 +47,26 @@ from .response import ResponseComparison, compare_response
 from .simulate import Trajectory, simulate
 from .sweep import TrimSweep, trim_sweep
 from .trim import TrimError, TrimSpecError, trim
+from .uncertain import USS, Block, DeltaStructure, UncertaintyError
+from .uncertain_eval import ComplexStateSpace
+from .uncertain_interconnect import interconnect
+from .uncertain_ops import append, feedback, hstack, parallel, series, uss, vstack
+from .uncertain_params import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "USS",
+    "Block",
     "BodeOverlay",
     "Body",
     "Buoyancy",
+    "ComplexStateSpace",
+    "DeltaStructure",
     "DynamicsError",
     "Force",
     "Free",
+    "IllPosedError",
     "InverseDynamics",
     "Jacobians",
     "LPVError",
@@ -81,15 +93,26 @@ __all__ = [
     "TrimError",
     "TrimSpecError",
     "TrimSweep",
+    "UComplex",
+    "ULTIDyn",
+    "UReal",
+    "UncertaintyError",
     "UnknownNameError",
     "Weld",
     "WrenchInput",
     "__version__",
+    "affine_lft",
+    "append",
     "center_of_mass",
     "compare_response",
     "energy",
+    "feedback",
+    "hstack",
+    "interconnect",
     "inverse_dynamics",
     "jacobians",
+    "lft_lower",
+    "lft_upper",
     "linearize",
     "linearize_sweep",
     "load_model",
@@ -97,8 +120,18 @@ __all__ = [
     "modes",
     "momentum",
     "motion_vector",
+    "parallel",
+    "polynomial_lft",
+    "reduce_lft",
+    "series",
     "simulate",
+    "star",
     "trim",
     "trim_sweep",
+    "ucomplex",
+    "ultidyn",
+    "ureal",
+    "uss",
     "velocity_names",
+    "vstack",
 ]
