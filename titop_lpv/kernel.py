@@ -417,19 +417,23 @@ def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
             torque[k] = ph.load_vec[k]
     K = skew(ph.axis)
     axes = np.array(check_sequence(model.euler), dtype=np.int64)
+
+    def arr(a: Any) -> np.ndarray:  # writable copies: one numba specialisation for all calls
+        return np.array(a, dtype=float, order="C", copy=True)
+
     wi = model._winputs
     return SimpleNamespace(args=(
         model.kind.astype(np.int64), model.parent.astype(np.int64),
         model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model._base),
-        model.tau_column.astype(np.int64), np.ascontiguousarray(ph.S, float),
-        np.ascontiguousarray(ph.axis, float), np.ascontiguousarray(ph.rot, float),
-        np.ascontiguousarray(ph.offset, float), np.ascontiguousarray(ph.D, float),
-        np.ascontiguousarray(K, float), np.ascontiguousarray(K @ K, float),
-        np.ascontiguousarray(ph.k, float), np.ascontiguousarray(ph.d, float),
-        np.ascontiguousarray(ph.rest, float), np.ascontiguousarray(ph.gravity, float), axes,
-        lds.body.astype(np.int64), np.ascontiguousarray(ph.load_point, float).reshape(-1, 3),
+        model.tau_column.astype(np.int64), arr(ph.S),
+        arr(ph.axis), arr(ph.rot),
+        arr(ph.offset), arr(ph.D),
+        arr(K), arr(K @ K),
+        arr(ph.k), arr(ph.d),
+        arr(ph.rest), arr(ph.gravity), axes,
+        lds.body.astype(np.int64), arr(ph.load_point).reshape(-1, 3),
         force, torque, lds.body_frame.astype(np.bool_),
-        wi.body.astype(np.int64), np.ascontiguousarray(ph.input_point, float).reshape(-1, 3),
+        wi.body.astype(np.int64), arr(ph.input_point).reshape(-1, 3),
         wi.body_frame.astype(np.bool_), wi.col.astype(np.int64),
     ))
 
@@ -444,8 +448,9 @@ def run(data: SimpleNamespace, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray
         ``-1``, or the index of a body whose joint has a non-positive apparent inertia.
     """
     dtype = np.result_type(x, u, float)
-    x = np.ascontiguousarray(x, dtype=dtype)
-    u = np.ascontiguousarray(u, dtype=dtype)
+    # writable C arrays: numba compiles a separate specialisation for read-only ones
+    x = np.require(x, dtype=dtype, requirements=["C", "W"])
+    u = np.require(u, dtype=dtype, requirements=["C", "W"])
     xdot = np.zeros(x.shape, dtype=dtype)
     status = _forward_kernel(x, u, *data.args, xdot)
     return xdot, int(status)

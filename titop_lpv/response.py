@@ -120,7 +120,7 @@ def compare_response(
     traj = simulate(model, (0.0, t_final), x0=x0, u=u_full, params=op.params, t_eval=T,
                     rtol=rtol, atol=atol)
     U = np.array([du(t) for t in T]).T.reshape(len(inputs), T.size)
-    lin = control.forced_response(sys, T, U if inputs else None, X0=dx)
+    lin = control.forced_response(sys, T, U, X0=dx)
     y0 = model.outputs(0.0, op.x, op.u, op.params)
     outs = list(sys.output_labels)
     y0_sel = np.array([y0[model.output_index(n)] for n in outs])
