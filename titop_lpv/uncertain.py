@@ -123,7 +123,7 @@ class Block:
     name : str
         Name of the uncertainty.
     kind : {"real", "complex", "full"}
-        Real scalar ``δ I_r`` (δ ∈ [−1, 1]), complex scalar ``δ I_r`` (|δ| ≤ 1) or full
+        Real scalar ``δ I_r`` (δ ∈ [−1, 1]), complex scalar ``δ I_r`` (``|δ| ≤ 1``) or full
         complex block ``I_r ⊗ Δ`` (Δ of size rows × cols, ‖Δ‖ ≤ 1).
     rows, cols : int
         Size of one copy of the block (1 × 1 for scalars): it maps ``cols`` entries of
