@@ -59,9 +59,7 @@ class _Arithmetic:
 
     __slots__ = ()
     __array_ufunc__ = None  # numpy defers to our reflected operators
-
-    def _as_uss(self) -> USS:  # pragma: no cover - overridden
-        raise NotImplementedError
+    # subclasses (USS and the uncertain parameters) define ``_as_uss() -> USS``
 
     def _op(self, name: str, other: Any, reflected: bool = False) -> Any:
         from . import uncertain_ops
