@@ -1,0 +1,192 @@
+"""Structured singular value: closed forms, bound ordering, certificates, frequency sweeps."""
+
+from __future__ import annotations
+
+import types
+
+import control
+import matplotlib
+import numpy as np
+import pytest
+import slycot
+
+from titop_lpv.mu import (
+    MuResult,
+    StructureError,
+    as_blocks,
+    block_values,
+    mu_lower,
+    mu_sweep,
+    mu_upper,
+    structured_norm,
+)
+
+matplotlib.use("Agg")
+
+RNG_SEED = 20240611
+
+
+def crandn(rng, *shape):
+    return rng.normal(size=shape) + 1j * rng.normal(size=shape)
+
+
+def check_lower(M, blocks, b):
+    """The lower bound is attained by its Δ: structured norm 1/μ and I − M Δ singular."""
+    assert b.kind == "lower"
+    if b.value == 0:
+        assert b.delta is None
+        return
+    assert structured_norm(b.delta, blocks) == pytest.approx(1 / b.value, rel=1e-12)
+    smin = np.linalg.svd(np.eye(M.shape[0]) - M @ b.delta, compute_uv=False)[-1]
+    assert smin <= 1e-8 * (1 + np.linalg.norm(M, 2) * np.linalg.norm(b.delta, 2))
+    vals = block_values(b.delta, blocks)  # Δ lies in the structure: rebuilt from its blocks
+    for blk in as_blocks(blocks):
+        if blk.kind == "real":
+            assert isinstance(vals[blk.name], float)
+
+
+def check_certificate(M, blocks, b):
+    """The returned D, G satisfy Zᴴ D Z + j(G Z − Zᴴ G) ≤ value² D (Z = M, square blocks)."""
+    L = M.conj().T @ b.D @ M + 1j * (b.G @ M - M.conj().T @ b.G) - b.value**2 * b.D
+    scale = np.linalg.norm(M, 2) ** 2 * np.linalg.norm(b.D, 2)
+    assert np.linalg.eigvalsh((L + L.conj().T) / 2).max() <= 1e-7 * scale
+    assert np.linalg.eigvalsh((b.D + b.D.conj().T) / 2).min() > 0
+
+
+def test_full_complex_block_is_the_largest_singular_value():
+    rng = np.random.default_rng(RNG_SEED)
+    for shape in [(4, 4), (2, 3), (3, 1)]:
+        M = crandn(rng, *shape)  # n_z x n_w; the block is n_w x n_z (rows x cols)
+        blocks = [("full", shape[1], shape[0], 1)]
+        smax = np.linalg.norm(M, 2)
+        up, lo = mu_upper(M, blocks), mu_lower(M, blocks)
+        assert up.value == pytest.approx(smax, rel=1e-9)
+        assert lo.value == pytest.approx(smax, rel=1e-9)
+        check_lower(M, blocks, lo)
+
+
+def test_scalar_complex_blocks_of_a_diagonal_matrix_give_the_spectral_radius():
+    rng = np.random.default_rng(RNG_SEED + 1)
+    d = crandn(rng, 5)
+    M = np.diag(d)
+    blocks = [("complex", 1, 1, 1)] * 5
+    rho = np.abs(d).max()
+    up, lo = mu_upper(M, blocks), mu_lower(M, blocks)
+    assert up.value == pytest.approx(rho, rel=1e-6)
+    assert lo.value == pytest.approx(rho, rel=1e-9)
+    assert up.value >= lo.value * (1 - 1e-12)
+    check_lower(M, blocks, lo)
+    check_certificate(M, blocks, up)
+
+
+def test_rank_one_matrix_with_complex_scalar_blocks():
+    rng = np.random.default_rng(RNG_SEED + 2)
+    for n in (2, 4, 6):
+        u, v = crandn(rng, n), crandn(rng, n)
+        M = np.outer(u, v.conj())
+        blocks = [("complex", 1, 1, 1)] * n
+        exact = np.sum(np.abs(u) * np.abs(v))  # μ of a rank-one matrix, closed form
+        up, lo = mu_upper(M, blocks), mu_lower(M, blocks)
+        assert lo.value == pytest.approx(exact, rel=1e-9)
+        assert up.value == pytest.approx(exact, rel=1e-6)
+        assert (up.value - lo.value) / lo.value < 0.01  # the bounds close (issue: 1 %)
+        check_lower(M, blocks, lo)
+        check_certificate(M, blocks, up)
+
+
+def test_repeated_complex_scalar_gives_the_spectral_radius():
+    # Δ = δ I_n: μ(M) = ρ(M) exactly; AB13MD alone (independent scalars) is above it
+    rng = np.random.default_rng(RNG_SEED + 3)
+    M = crandn(rng, 4, 4)
+    blocks = [("complex", 1, 1, 4)]
+    rho = np.abs(np.linalg.eigvals(M)).max()
+    up, lo = mu_upper(M, blocks), mu_lower(M, blocks)
+    assert lo.value == pytest.approx(rho, rel=1e-9)
+    assert up.value == pytest.approx(rho, rel=1e-6)  # full-block D scalings make it exact
+    ab, *_ = slycot.ab13md(M, np.ones(4, int), 2 * np.ones(4, int))
+    assert up.value <= ab * (1 + 1e-9)
+    check_certificate(M, blocks, up)
+
+
+def test_one_real_scalar():
+    # AB13MD returns 0 for a 1x1 real block even when the entry is real (SLICOT issue #4)
+    assert mu_upper(np.array([[-2.5]]), [("real", 1, 1, 1)]).value == pytest.approx(2.5)
+    assert mu_lower(np.array([[-2.5]]), [("real", 1, 1, 1)]).value == pytest.approx(2.5)
+    assert mu_upper(np.array([[1 + 1j]]), [("real", 1, 1, 1)]).value == 0.0
+    assert mu_lower(np.array([[1 + 1j]]), [("real", 1, 1, 1)]).value == 0.0
+
+
+STRUCTURES = [
+    [("real", 1, 1, 1)] * 3,
+    [("real", 1, 1, 2), ("real", 1, 1, 1)],
+    [("complex", 1, 1, 2), ("full", 1, 2, 1)],
+    [("real", 1, 1, 2), ("complex", 1, 1, 1), ("full", 2, 1, 1)],
+    [("full", 2, 2, 1), ("real", 1, 1, 1), ("full", 1, 1, 2)],
+]
+
+
+@pytest.mark.parametrize("k", range(len(STRUCTURES)))
+def test_upper_bound_above_lower_bound_on_random_matrices(k):
+    blocks = STRUCTURES[k]
+    rng = np.random.default_rng(RNG_SEED + 10 + k)
+    nz = sum(b[2] * b[3] for b in blocks)
+    nw = sum(b[1] * b[3] for b in blocks)
+    for trial in range(3):
+        M = crandn(rng, nz, nw)
+        if trial == 2:
+            M = M.real.astype(complex)  # real M: real μ is then attained more easily
+        up, lo = mu_upper(M, blocks), mu_lower(M, blocks, seed=trial)
+        assert up.value >= lo.value * (1 - 1e-9)
+        assert lo.value > 0 or any(b[0] == "real" for b in blocks)
+        check_lower(M, blocks, lo)
+        if all(b[1] == b[2] for b in blocks):
+            check_certificate(M, blocks, up)
+
+
+def test_agrees_with_ab13md_on_its_own_structures():
+    rng = np.random.default_rng(RNG_SEED + 20)
+    M = crandn(rng, 5, 5)
+    blocks = [("real", 1, 1, 1), ("complex", 1, 1, 1), ("full", 2, 2, 1), ("real", 1, 1, 1)]
+    ab, *_ = slycot.ab13md(M, np.array([1, 1, 2, 1]), np.array([1, 2, 2, 1]))
+    assert mu_upper(M, blocks).value == pytest.approx(ab, rel=1e-6)
+
+
+def test_structure_adapter_and_errors():
+    items = [types.SimpleNamespace(kind="real", rows=1, cols=1, repeats=2, name="k"),
+             types.SimpleNamespace(kind="full", rows=2, cols=1, repeats=1, name="unmodelled")]
+    blocks = as_blocks(types.SimpleNamespace(blocks=items))
+    assert [b.name for b in blocks] == ["k", "unmodelled"]
+    assert (blocks[0].n_w, blocks[0].n_z, blocks[1].n_w, blocks[1].n_z) == (2, 2, 2, 1)
+    with pytest.raises(StructureError, match=r"'bad'.*rows = cols = 1"):
+        as_blocks([("real", 2, 1, 1, "bad")])
+    with pytest.raises(StructureError, match=r"kind 'weird'"):
+        as_blocks([("weird", 1, 1, 1)])
+    with pytest.raises(StructureError, match=r"M is 2x2 .* needs n_z x n_w = 3x4"):
+        mu_upper(np.eye(2), blocks)
+
+
+def test_mu_sweep_refines_a_resonance_peak():
+    # M11 = wn²/(s² + 2ζ wn s + wn²) with one complex scalar: μ(ω) = |M11(jω)|
+    wn, zeta = 3.0, 0.05
+    sys = control.ss(control.tf([wn**2], [1, 2 * zeta * wn, wn**2]))
+    omega = np.r_[0.0, np.logspace(-1, 2, 60)]  # coarse: the peak falls between points
+    res = mu_sweep(sys, [("complex", 1, 1, 1)], omega)
+    peak = 1 / (2 * zeta * np.sqrt(1 - zeta**2))
+    assert isinstance(res, MuResult)
+    assert res.peak_upper == pytest.approx(peak, rel=1e-6)
+    assert res.peak_lower == pytest.approx(peak, rel=1e-6)
+    assert res.omega_lower == pytest.approx(wn * np.sqrt(1 - 2 * zeta**2), rel=1e-3)
+    exact = np.abs(wn**2 / ((1j * res.omega) ** 2 + 2j * zeta * wn * res.omega + wn**2))
+    assert np.all(res.upper >= res.lower * (1 - 1e-9))
+    np.testing.assert_allclose(res.lower, exact, rtol=1e-9)
+    np.testing.assert_allclose(res.upper, exact, rtol=1e-3)
+    Mc = wn**2 / ((1j * res.omega_lower) ** 2 + 2j * zeta * wn * res.omega_lower + wn**2)
+    assert abs(1 - Mc * res.delta[0, 0]) < 1e-9
+    assert "peak upper bound" in res.report()
+    assert isinstance(res.plot(), matplotlib.figure.Figure)
+
+
+def test_mu_sweep_checks_sizes():
+    sys = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with pytest.raises(StructureError, match=r"2 outputs and 2 inputs .* n_z = 3"):
+        mu_sweep(sys, [("real", 1, 1, 3)], [0.0, 1.0])
