@@ -35,7 +35,8 @@ import control
 import numpy as np
 import slycot
 
-from titop_lpv.mu import _Structure, freqresp, mu_lower, mu_sweep, mu_upper
+from titop_lpv.mu import freqresp, mu_lower, mu_sweep, mu_upper
+from titop_lpv.mu_structure import _Structure
 from titop_lpv.robust import robust_stability
 
 REPEATS = (2, 2, 2, 3, 3, 2)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import slycot
 
+from titop_lpv import Block, ureal
 from titop_lpv.mu import (
     MuResult,
     StructureError,
@@ -156,11 +157,27 @@ def test_structure_adapter_and_errors():
              types.SimpleNamespace(kind="full", rows=2, cols=1, repeats=1, name="unmodelled")]
     blocks = as_blocks(types.SimpleNamespace(blocks=items))
     assert [b.name for b in blocks] == ["k", "unmodelled"]
-    assert (blocks[0].n_w, blocks[0].n_z, blocks[1].n_w, blocks[1].n_z) == (2, 2, 2, 1)
-    with pytest.raises(StructureError, match=r"'bad'.*rows = cols = 1"):
+    assert (blocks[0].nw, blocks[0].nz, blocks[1].nw, blocks[1].nz) == (2, 2, 2, 1)
+    assert all(isinstance(b, Block) for b in blocks)  # one Block type for LFTs and μ
+    # both tuple orders: (kind, rows, cols, repeats[, name]) and Block's (name, kind, ...)
+    assert as_blocks([("real", 1, 1, 3, "k"), ("c", "complex", 1, 1, 1)]) == \
+        (Block("k", "real", 1, 1, 3), Block("c", "complex", 1, 1, 1))
+    assert [b.name for b in as_blocks([("real", 1, 1, 1), ("full", 2, 2, 1)])] == \
+        ["real0", "full1"]
+    k = ureal("k", nominal=50.0, percent=20)
+    m = ureal("m", nominal=3.0, range=(2.5, 3.5))
+    _, delta = (k * m + k).lftdata()
+    assert as_blocks(delta) == tuple(delta.blocks)
+    with pytest.raises(StructureError, match=r"'bad'.*scalar block is 1×1"):
         as_blocks([("real", 2, 1, 1, "bad")])
     with pytest.raises(StructureError, match=r"kind 'weird'"):
         as_blocks([("weird", 1, 1, 1)])
+    with pytest.raises(StructureError, match=r"repeated: \['k'\]"):
+        as_blocks([("real", 1, 1, 1, "k"), ("complex", 1, 1, 1, "k")])
+    with pytest.raises(StructureError, match=r"block 0: 3\.0 is not a block"):
+        as_blocks([3.0])
+    with pytest.raises(StructureError, match="no block"):
+        as_blocks([])
     with pytest.raises(StructureError, match=r"M is 2x2 .* needs n_z x n_w = 3x4"):
         mu_upper(np.eye(2), blocks)
 

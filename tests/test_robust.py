@@ -10,14 +10,9 @@ import matplotlib
 import numpy as np
 import pytest
 
-from titop_lpv.robust import (
-    RobustnessError,
-    close_lft,
-    delta_matrix,
-    monte_carlo,
-    robust_stability,
-    worst_case_gain,
-)
+from titop_lpv.monte_carlo import monte_carlo
+from titop_lpv.robust import RobustnessError, close_lft, delta_matrix, robust_stability
+from titop_lpv.worst_case import worst_case_gain
 
 matplotlib.use("Agg")
 

@@ -42,8 +42,20 @@ from .model import (
     load_model,
 )
 from .modes import ModalTable, Mode, modes
+from .monte_carlo import MonteCarloResult, monte_carlo
+from .mu import MuResult, mu_sweep
+from .mu_lower_bound import mu_lower
+from .mu_structure import MuBound, StructureError, block_values, structured_norm
+from .mu_upper_bound import mu_upper
 from .operating_point import OperatingPoint
 from .response import ResponseComparison, compare_response
+from .robust import (
+    RobustnessError,
+    RobustStabilityResult,
+    close_lft,
+    delta_matrix,
+    robust_stability,
+)
 from .simulate import Trajectory, simulate
 from .sweep import TrimSweep, trim_sweep
 from .trim import TrimError, TrimSpecError, trim
@@ -52,6 +64,7 @@ from .uncertain_eval import ComplexStateSpace
 from .uncertain_interconnect import interconnect
 from .uncertain_ops import append, feedback, hstack, parallel, series, uss, vstack
 from .uncertain_params import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
+from .worst_case import WorstCaseGainResult, worst_case_gain
 
 __version__ = "0.1.0"
 
@@ -77,6 +90,9 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelFileError",
+    "MonteCarloResult",
+    "MuBound",
+    "MuResult",
     "OperatingPoint",
     "Output",
     "Parameter",
@@ -84,7 +100,10 @@ __all__ = [
     "Prismatic",
     "ResponseComparison",
     "Revolute",
+    "RobustStabilityResult",
+    "RobustnessError",
     "ShapeError",
+    "StructureError",
     "System",
     "TitopError",
     "TitopWarning",
@@ -99,12 +118,16 @@ __all__ = [
     "UncertaintyError",
     "UnknownNameError",
     "Weld",
+    "WorstCaseGainResult",
     "WrenchInput",
     "__version__",
     "affine_lft",
     "append",
+    "block_values",
     "center_of_mass",
+    "close_lft",
     "compare_response",
+    "delta_matrix",
     "energy",
     "feedback",
     "hstack",
@@ -119,13 +142,19 @@ __all__ = [
     "mass_matrix",
     "modes",
     "momentum",
+    "monte_carlo",
     "motion_vector",
+    "mu_lower",
+    "mu_sweep",
+    "mu_upper",
     "parallel",
     "polynomial_lft",
     "reduce_lft",
+    "robust_stability",
     "series",
     "simulate",
     "star",
+    "structured_norm",
     "trim",
     "trim_sweep",
     "ucomplex",
@@ -134,4 +163,5 @@ __all__ = [
     "uss",
     "velocity_names",
     "vstack",
+    "worst_case_gain",
 ]

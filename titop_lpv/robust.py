@@ -1,11 +1,13 @@
-"""Robustness analysis of an uncertain loop ``F_u(M, Δ)``: robust stability margin, worst-case
-gain, Monte-Carlo sampling.
+"""Robust stability of an uncertain loop ``F_u(M, Δ)``, and the LFT plumbing shared by the
+robustness analyses (:mod:`titop_lpv.worst_case`, :mod:`titop_lpv.monte_carlo`).
 
-The LFT: ``M`` is a ``control.StateSpace`` whose first ``n_w`` inputs ``w`` and first ``n_z``
-outputs ``z`` are the Δ channels (``w = Δ z``, ``[z; y] = M [w; u]``); the remaining inputs
-``u`` and outputs ``y`` are the performance channels. The block structure is as in
-:mod:`titop_lpv.mu` (real δ normalised to [−1, 1], complex blocks to norm ≤ 1); a
-``DeltaStructure`` (``.blocks``) is accepted too. With ``M = [[A, B1, B2], [C1, D11, D12],
+The loop is given either as an uncertain system (:class:`titop_lpv.uncertain.USS`, whose
+``lftdata()`` gives M and Δ's structure, and whose parameters turn normalised δ back into
+physical values) or as ``(M, blocks)``: ``M`` a ``control.StateSpace`` whose first ``n_w``
+inputs ``w`` and first ``n_z`` outputs ``z`` are the Δ channels (``w = Δ z``,
+``[z; y] = M [w; u]``); the remaining inputs ``u`` and outputs ``y`` are the performance
+channels. The block structure is as in :mod:`titop_lpv.mu_structure` (real δ normalised to
+[−1, 1], complex blocks to norm ≤ 1). With ``M = [[A, B1, B2], [C1, D11, D12],
 [C2, D21, D22]]`` and a static Δ, ``L = Δ (I − D11 Δ)⁻¹`` and
 
     F_u(M, Δ) = (A + B1 L C1, B2 + B1 L D12, C2 + D21 L C1, D22 + D21 L D12).
@@ -14,7 +16,7 @@ outputs ``z`` are the Δ channels (``w = Δ z``, ``[z; y] = M [w; u]``); the rem
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,23 +25,15 @@ import numpy as np
 from scipy import optimize
 
 from .exceptions import TitopError
-from .mu import (
-    Block,
-    MuResult,
-    StructureError,
-    _Structure,
-    block_values,
-    freqresp,
-    mu_sweep,
-    mu_upper,
-)
+from .mu import MuResult, freqresp, mu_sweep
+from .mu_structure import StructureError, _Structure, block_values
+from .mu_upper_bound import mu_upper
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["MonteCarloResult", "RobustStabilityResult", "RobustnessError",
-           "WorstCaseGainResult", "close_lft", "delta_matrix", "monte_carlo",
-           "robust_stability", "worst_case_gain"]
+__all__ = ["RobustStabilityResult", "RobustnessError", "close_lft", "delta_matrix",
+           "robust_stability"]
 
 AXIS_TOL = 1e-6  # |Re p| <= AXIS_TOL * max(1, |p|): the pole is on the imaginary axis
 
@@ -61,6 +55,7 @@ class _LFT:
     D22: np.ndarray
     st: _Structure
     sys: Any
+    uss: Any = None
 
     def closed(self, delta: np.ndarray):
         """(A, B, C, D) of F_u(M, Δ), or None when I − D11 Δ is singular (ill-posed)."""
@@ -76,12 +71,23 @@ class _LFT:
 
 
 def _lft(M: Any, blocks: Any, perf: bool = False) -> _LFT:
+    """The LFT of ``M`` (a USS, or a StateSpace with ``blocks``), sizes checked."""
+    uss = None
+    if hasattr(M, "lftdata") and hasattr(M, "params"):
+        if blocks is not None:
+            raise RobustnessError(f"{type(M).__name__} {M.name or ''!s} carries its own Δ "
+                                  "structure: pass it without blocks")
+        uss, (M, blocks) = M, M.lftdata()
+    elif blocks is None:
+        raise RobustnessError(f"blocks are needed with a {type(M).__name__}: pass an "
+                              "uncertain system (USS) or (M, blocks)")
     try:
         st = _Structure(blocks)
     except StructureError as exc:
         raise RobustnessError(str(exc)) from None
     if not isinstance(M, control.StateSpace):
-        raise RobustnessError(f"M must be a control.StateSpace, got {type(M).__name__}")
+        raise RobustnessError(f"M must be a control.StateSpace or a USS, got "
+                              f"{type(M).__name__}")
     if M.dt not in (0, None):
         raise RobustnessError(f"M is discrete-time (dt = {M.dt}); only continuous time is "
                               "handled")
@@ -95,15 +101,30 @@ def _lft(M: Any, blocks: Any, perf: bool = False) -> _LFT:
     A, B, C, D = (np.asarray(getattr(M, m), float) for m in "ABCD")
     w, z = st.nw, st.nz
     return _LFT(A.reshape(nx, nx), B[:, :w], B[:, w:], C[:z], C[z:], D[:z, :w], D[:z, w:],
-                D[z:, :w], D[z:, w:], st, M)
+                D[z:, :w], D[z:, w:], st, M, uss)
+
+
+def _physical(lft: _LFT, values: dict[str, Any]) -> dict[str, Any]:
+    """Physical values of normalised block values (empty without an uncertain system):
+    ureal/ucomplex through their ``from_delta``; unmodelled dynamics Δ₀ scaled by its
+    bound."""
+    if lft.uss is None:
+        return {}
+    out: dict[str, Any] = {}
+    for name, v in values.items():
+        a = lft.uss.params.get(name)
+        if a is None:
+            continue
+        out[name] = a.from_delta(v) if hasattr(a, "from_delta") else a.bound * np.asarray(v)
+    return out
 
 
 def _check_stable(lft: _LFT) -> np.ndarray:
     poles = np.linalg.eigvals(lft.A) if lft.A.size else np.zeros(0)
     if poles.size and poles.real.max() >= 0:
         bad = poles[poles.real >= 0]
-        raise RobustnessError(f"the nominal loop (Δ = 0) is not stable: poles {np.round(bad, 6)} "
-                              "in the closed right half-plane")
+        raise RobustnessError(f"the loop at the centre of the box (Δ = 0) is not stable: "
+                              f"poles {np.round(bad, 6)} in the closed right half-plane")
     return poles
 
 
@@ -123,20 +144,32 @@ def delta_matrix(blocks: Any, values: Any) -> np.ndarray:
     ndarray
         Real when every value is real, else complex.
     """
-    st = _Structure(blocks)
-    if isinstance(values, dict):
-        missing = [b.name for b in st.blocks if b.name not in values]
-        if missing:
-            raise RobustnessError(f"no value for the blocks {missing}")
-        values = [values[b.name] for b in st.blocks]
+    try:
+        st = _Structure(blocks)
+    except StructureError as exc:
+        raise RobustnessError(str(exc)) from None
+    if isinstance(values, Mapping):
+        names = [b.name for b in st.blocks]
+        missing = [n for n in names if n not in values]
+        unknown = [k for k in values if k not in names]
+        if missing or unknown:
+            raise RobustnessError(f"no value for the blocks {missing}" if missing else
+                                  f"unknown blocks {unknown}: the structure has {names}")
+        values = [values[n] for n in names]
     if len(values) != len(st.blocks):
         raise RobustnessError(f"{len(values)} values for {len(st.blocks)} blocks")
     out = np.zeros((st.nw, st.nz), complex)
     for b, cop, v in zip(st.blocks, st.copies, values):
-        v = np.atleast_2d(np.asarray(v, complex)) if b.kind == "full" else complex(v) * np.eye(1)
+        try:
+            v = np.atleast_2d(np.asarray(v, complex))
+        except (TypeError, ValueError):
+            raise RobustnessError(f"block {b.name!r}: value {v!r} is not a number or an "
+                                  "array") from None
         if v.shape != (b.rows, b.cols):
             raise RobustnessError(f"block {b.name!r}: value of shape {v.shape}, expected "
                                   f"{(b.rows, b.cols)}")
+        if b.kind == "real" and v[0, 0].imag != 0:
+            raise RobustnessError(f"block {b.name!r} is real, got the value {v[0, 0]}")
         for w, c in cop:
             out[np.ix_(w, c)] = v
     return out.real if not np.any(out.imag) else out
@@ -201,7 +234,10 @@ class RobustStabilityResult:
     delta : ndarray or None
         The destabilising Δ (``n_w × n_z``; complex if the structure has complex blocks).
     delta_values : dict
-        ``delta`` block by block (:func:`titop_lpv.mu.block_values`).
+        ``delta`` block by block, normalised (:func:`titop_lpv.mu_structure.block_values`).
+    parameter_values : dict
+        The same in physical units when the loop was given as a USS (``ureal`` values,
+        ``ucomplex`` values, unmodelled dynamics scaled by their bound); else empty.
     pole : complex
         The closed-loop pole with Δ = ``delta`` nearest the imaginary axis.
     axis_distance : float
@@ -219,6 +255,7 @@ class RobustStabilityResult:
     omega_critical: float
     delta: np.ndarray | None
     delta_values: dict
+    parameter_values: dict
     pole: complex
     axis_distance: float
     verified: bool
@@ -228,7 +265,10 @@ class RobustStabilityResult:
 
     def report(self) -> str:
         """Margin bounds, the destabilising Δ and its verification."""
-        vals = ", ".join(f"{k} = {np.round(v, 6)}" for k, v in self.delta_values.items())
+        vals = ", ".join(f"δ_{k} = {np.round(v, 6)}" for k, v in self.delta_values.items())
+        if self.parameter_values:
+            vals += " (" + ", ".join(f"{k} = {np.round(v, 6)}"
+                                     for k, v in self.parameter_values.items()) + ")"
         if self.delta is None:
             return (f"robustly stable: no destabilising Δ found (μ upper bound peak "
                     f"{self.mu.peak_upper:.6g}, margin >= {self.margin_lower:.6g})")
@@ -308,17 +348,20 @@ def _ray_search(lft: _LFT, t_max: float, seed: int) -> tuple[float, np.ndarray] 
     return best[0], best[0] * dmat(best[1])
 
 
-def robust_stability(M: control.StateSpace, blocks: Any,
+def robust_stability(M: Any, blocks: Any = None,
                      omega: Sequence[float] | np.ndarray | None = None, *,
                      seed: int = 0) -> RobustStabilityResult:
     """Robust stability margin of ``F_u(M, Δ)`` with a destabilising Δ, verified.
 
     Parameters
     ----------
-    M : control.StateSpace
-        The LFT; its first ``n_w`` inputs / ``n_z`` outputs are the Δ channels.
-    blocks
-        Block structure (tuples, :class:`titop_lpv.mu.Block` or a ``DeltaStructure``).
+    M : USS or control.StateSpace
+        The uncertain closed loop: a :class:`~titop_lpv.uncertain.USS` (its ``lftdata()``
+        is used, and physical parameter values are reported), or the LFT as a StateSpace
+        whose first ``n_w`` inputs / ``n_z`` outputs are the Δ channels.
+    blocks : optional
+        Block structure, with a StateSpace only (a ``DeltaStructure``, blocks or tuples;
+        see :func:`titop_lpv.mu_structure.as_blocks`).
     omega : array_like, optional
         Frequency grid [rad/s]; default 0 and 400 points spanning the nominal poles' moduli
         from /100 to ×100. Keep 0 in the grid for real parameters (poles crossing at s = 0).
@@ -337,7 +380,15 @@ def robust_stability(M: control.StateSpace, blocks: Any,
     Raises
     ------
     RobustnessError
-        Unstable nominal loop, or sizes of M and of the structure that do not match.
+        Unstable loop at Δ = 0 (the centre of the box), or sizes of M and of the structure
+        that do not match.
+
+    Notes
+    -----
+    The margin is the largest ``t`` such that the loop is stable for every Δ of
+    structured norm < t (MATLAB's ``robstab`` "stability margin"): ``t ≥ 1`` means robustly
+    stable over the whole box. Real parameters are normalised around the centre of their
+    range, so a ``ureal`` whose nominal is not the centre is at δ ≠ 0 nominally.
     """
     lft = _lft(M, blocks)
     poles = _check_stable(lft)
@@ -362,351 +413,5 @@ def robust_stability(M: control.StateSpace, blocks: Any,
             dist = abs(pole.real)
     return RobustStabilityResult(
         1 / peak if peak > 0 else np.inf, float(m_up), abs(pole.imag),
-        delta, vals, pole, dist, bool(dist <= AXIS_TOL * max(1.0, abs(pole))), method, res,
-        poles)
-
-
-@dataclass(frozen=True)
-class WorstCaseGainResult:
-    """Worst-case gain of F_u(M, Δ) from the performance inputs to the performance outputs.
-
-    Attributes
-    ----------
-    gain : float
-        Largest σ̄ of F_u(M, Δ)(jω) found, attained by ``delta`` at ``omega_peak`` (a lower
-        bound on the worst case; ``inf`` if ``delta`` destabilises the loop).
-    delta : ndarray
-        The worst Δ found (real static: complex scalars on their real axis, full blocks as
-        real matrices).
-    delta_values : dict
-    omega_peak : float
-        [rad/s].
-    upper : float or None
-        μ-based upper bound (skewed μ with a full complex performance block), certified on
-        the frequency grid; None if not computed, ``inf`` if μ(M11) ≥ 1 somewhere.
-    nominal_gain : float
-    omega : ndarray
-    worst_curve, nominal_curve : ndarray
-        σ̄ against ``omega`` with ``delta`` and with Δ = 0.
-    """
-
-    gain: float
-    delta: np.ndarray
-    delta_values: dict
-    omega_peak: float
-    upper: float | None
-    nominal_gain: float
-    omega: np.ndarray
-    worst_curve: np.ndarray
-    nominal_curve: np.ndarray
-
-    def report(self) -> str:
-        """The worst gain, its δ and the bounds."""
-        vals = ", ".join(f"{k} = {np.round(v, 6)}" for k, v in self.delta_values.items())
-        if not np.isfinite(self.gain):
-            return f"not robustly stable: {vals} puts a pole on or beyond the imaginary axis"
-        up = "not computed" if self.upper is None else f"{self.upper:.6g} (μ, on the grid)"
-        return "\n".join([
-            f"worst-case gain {self.gain:.6g} at ω = {self.omega_peak:.6g} rad/s "
-            f"(nominal {self.nominal_gain:.6g}; {self.gain / self.nominal_gain:.3g}x)",
-            f"  attained with {vals}",
-            f"  bounds: {self.gain:.6g} <= worst case <= {up}"])
-
-    def plot(self, *, ax: Any = None) -> Figure:
-        """σ̄ against ω with the worst Δ and with Δ = 0; returns the Figure."""
-        import matplotlib.pyplot as plt
-
-        fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained") if ax is None \
-            else (ax.figure, ax)
-        pos = self.omega > 0
-        ax.loglog(self.omega[pos], self.nominal_curve[pos], label="nominal")
-        ax.loglog(self.omega[pos], self.worst_curve[pos], label="worst Δ")
-        if self.upper is not None and np.isfinite(self.upper):
-            ax.axhline(self.upper, color="k", ls=":", label="μ upper bound")
-        ax.plot(self.omega_peak, self.gain, "o", color="C1")
-        ax.set_xlabel("ω [rad/s]")
-        ax.set_ylabel("σ̄ (gain)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        return fig
-
-
-def _sigma(mats, omega) -> np.ndarray:
-    H = freqresp(_SS(*mats), omega)
-    return np.linalg.norm(H, 2, axis=(1, 2))
-
-
-@dataclass(frozen=True)
-class _SS:
-    A: np.ndarray
-    B: np.ndarray
-    C: np.ndarray
-    D: np.ndarray
-
-
-def _peak(mats, omega) -> tuple[float, float]:
-    """Peak of σ̄ over the grid, refined between the neighbours of the grid maximum."""
-    s = _sigma(mats, omega)
-    k = int(np.argmax(s))
-    lo, hi = omega[max(k - 1, 0)], omega[min(k + 1, omega.size - 1)]
-    if hi > lo:
-        r = optimize.minimize_scalar(lambda w: -_sigma(mats, [w])[0], bounds=(lo, hi),
-                                     method="bounded", options={"xatol": 1e-10 * hi})
-        if -r.fun > s[k]:
-            return float(-r.fun), float(r.x)
-    return float(s[k]), float(omega[k])
-
-
-def worst_case_gain(M: control.StateSpace, blocks: Any,
-                    omega: Sequence[float] | np.ndarray | None = None, *, starts: int = 8,
-                    upper: bool = True, seed: int = 0) -> WorstCaseGainResult:
-    """Worst-case gain (peak σ̄ over ω) of ``F_u(M, Δ)`` over the parameter box.
-
-    Parameters
-    ----------
-    M : control.StateSpace
-        The LFT; inputs after the first ``n_w`` and outputs after the first ``n_z`` are the
-        performance channels.
-    blocks
-        Block structure.
-    omega : array_like, optional
-        Frequency grid [rad/s] (default as in :func:`robust_stability`).
-    starts : int
-        Random starts of the optimisation, besides the box vertices (all of them up to 6
-        scalar blocks) and the centre.
-    upper : bool
-        Also compute the μ upper bound (bisection on γ, the grid-wise D-G certificate of
-        μ([Δ, Δ_perf]) ≤ 1 for ``[[M11, M12], [M21/γ, M22/γ]]``).
-    seed : int
-
-    Returns
-    -------
-    WorstCaseGainResult
-        ``gain`` is attained (evaluated by closing the loop with ``delta``): a lower bound
-        found by bounded optimisation (L-BFGS-B, multistart from the vertices of the box of
-        the scalars) over real static Δ of the structure (complex scalars on their real axis,
-        full blocks as real matrices with σ̄ ≤ 1); ``upper`` bounds every Δ of the structure
-        (dynamic complex blocks too).
-
-    Raises
-    ------
-    RobustnessError
-        Unstable nominal loop, no performance channel, or sizes that do not match.
-    """
-    lft = _lft(M, blocks, perf=True)
-    _check_stable(lft)
-    st = lft.st
-    omega = _default_omega(lft) if omega is None else np.unique(np.asarray(omega, float))
-    sizes = [1 if b.kind != "full" else b.rows * b.cols for b in st.blocks]
-    cuts = np.cumsum([0, *sizes])
-    rng = np.random.default_rng(seed)
-
-    def dmat(v):  # scalars: v itself; full blocks: real Δ₀ scaled to σ̄ <= 1
-        vals: list[Any] = []
-        for b, a, e in zip(st.blocks, cuts, cuts[1:]):
-            V = v[a:e].reshape(b.rows, b.cols) if b.kind == "full" else None
-            vals.append(float(v[a]) if V is None else V / max(1.0, np.linalg.norm(V, 2)))
-        return delta_matrix(st.blocks, vals).real
-
-    def gain(v):
-        mats = lft.closed(dmat(v))
-        p = np.linalg.eigvals(mats[0]) if mats is not None else np.zeros(1)
-        if mats is None or p.real.max(initial=-np.inf) >= -1e-10 * max(1, np.abs(p).max()):
-            return np.inf  # unstable, or a pole on the axis
-        return float(_sigma(mats, omega).max())
-
-    k, scal = int(cuts[-1]), [a for b, a in zip(st.blocks, cuts) if b.kind != "full"]
-    corners = itertools.product((-1.0, 1.0), repeat=len(scal)) if len(scal) <= 6 else \
-        (rng.choice([-1.0, 1.0], len(scal)) for _ in range(64))
-    pts = []
-    for c in corners:
-        pts.append(np.zeros(k))
-        pts[-1][scal] = c
-    pts += [np.zeros(k)] + [rng.uniform(-1, 1, k) for _ in range(starts)]
-    vals = [gain(p) for p in pts]
-    order = np.argsort(vals)[::-1]
-    best_v, best = vals[order[0]], pts[order[0]]
-    if np.isfinite(best_v) and k:
-        for j in order[:3]:
-            r = optimize.minimize(lambda v: -np.log(gain(v)), pts[j], method="L-BFGS-B",
-                                  bounds=[(-1, 1)] * k, options={"maxiter": 100})
-            g = gain(r.x)
-            if g > best_v:
-                best_v, best = g, np.clip(r.x, -1, 1)
-    delta = dmat(best)
-    nominal = lft.closed(np.zeros((st.nw, st.nz)))
-    nom_curve = _sigma(nominal, omega)
-    mats = lft.closed(delta)
-    if np.isfinite(best_v):
-        g, w = _peak(mats, omega)
-        curve = _sigma(mats, omega)
-    else:
-        g, w, curve = np.inf, np.nan, np.full(omega.size, np.inf)
-    ub = _mu_gain_upper(lft, omega, float(nom_curve.max()), g) if upper else None
-    return WorstCaseGainResult(g, delta, block_values(delta, st.blocks), w, ub,
-                               float(nom_curve.max()), omega, curve, nom_curve)
-
-
-def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_nom: float, g_low: float) -> float:
-    """Smallest γ with a D-G certificate of μ ≤ 1 for [[M11, M12], [M21/γ, M22/γ]] at every
-    grid frequency (bisection; robust performance theorem)."""
-    from .mu import _dg_batch
-
-    nu, ny = lft.B2.shape[1], lft.C2.shape[0]
-    aug = _Structure([*lft.st.blocks, Block("full", nu, ny, 1, "performance")])
-    Mw = freqresp(lft.sys, omega)
-    x0: list[Any] = [None]
-
-    def feasible(gam):
-        Mg = Mw.copy()
-        Mg[:, lft.st.nz:, :] /= gam
-        ub, x0[0] = _dg_batch(aug.pad(Mg), aug, x0[0], iters=25)
-        return bool(ub.max() <= 1.0)
-
-    lo = max(g_low if np.isfinite(g_low) else g_nom, 1e-300)
-    hi = lo * (1 + 1e-3)
-    while not feasible(hi):
-        lo, hi = hi, 2 * hi
-        if hi > 1e6 * max(g_nom, 1e-300):
-            return np.inf
-    for _ in range(40):
-        if hi - lo <= 1e-7 * hi:
-            break
-        mid = 0.5 * (lo + hi)
-        lo, hi = (lo, mid) if feasible(mid) else (mid, hi)
-    return float(hi)
-
-
-@dataclass(frozen=True)
-class MonteCarloResult:
-    """Closed loops F_u(M, Δ) for random Δ in the structure.
-
-    Attributes
-    ----------
-    deltas : ndarray (n, n_w, n_z)
-    poles : ndarray (n, n_states), complex
-    omega : ndarray
-        [rad/s].
-    magnitude : ndarray (n, n_omega, n_y, n_u) or None
-        |F_u(M, Δ)(jω)| per performance channel (None without performance channels).
-    nominal_poles : ndarray
-    nominal_magnitude : ndarray or None
-    inputs, outputs : tuple of str
-        Performance channel names.
-    """
-
-    deltas: np.ndarray
-    poles: np.ndarray
-    omega: np.ndarray
-    magnitude: np.ndarray | None
-    nominal_poles: np.ndarray
-    nominal_magnitude: np.ndarray | None
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
-
-    @property
-    def unstable(self) -> np.ndarray:
-        """Mask of the samples with a pole in the closed right half-plane."""
-        return self.poles.real.max(axis=1, initial=-np.inf) >= 0
-
-    def report(self) -> str:
-        """Sample count, instability and the spread of the poles and gains."""
-        lines = [f"Monte-Carlo: {self.deltas.shape[0]} samples, {int(self.unstable.sum())} "
-                 f"unstable; largest pole real part {self.poles.real.max(initial=-np.inf):.4g} "
-                 f"(nominal {self.nominal_poles.real.max(initial=-np.inf):.4g})"]
-        if self.magnitude is not None:
-            pk = self.magnitude.max(axis=1)
-            for i, j in itertools.product(range(pk.shape[1]), range(pk.shape[2])):
-                lines.append(f"  peak |{self.inputs[j]} -> {self.outputs[i]}|: "
-                             f"{pk[:, i, j].min():.4g} .. {pk[:, i, j].max():.4g} (nominal "
-                             f"{self.nominal_magnitude[:, i, j].max():.4g})")
-        return "\n".join(lines)
-
-    def plot(self, output: str | None = None, input: str | None = None) -> Figure:
-        """Pole cloud and Bode magnitude envelope of one channel; returns the Figure."""
-        import matplotlib.pyplot as plt
-
-        ncol = 2 if self.magnitude is not None else 1
-        fig, axes = plt.subplots(1, ncol, figsize=(5.5 * ncol, 4), layout="constrained",
-                                 squeeze=False)
-        a = axes[0, 0]
-        p = self.poles.ravel()
-        a.plot(p.real, p.imag, ".", ms=2, alpha=0.4, label="samples")
-        a.plot(self.nominal_poles.real, self.nominal_poles.imag, "x", color="k",
-               label="nominal")
-        a.axvline(0.0, color="k", lw=0.6)
-        a.set_xlabel("Re [rad/s]")
-        a.set_ylabel("Im [rad/s]")
-        a.grid(True, alpha=0.3)
-        a.legend()
-        if self.magnitude is not None:
-            i = self.outputs.index(output) if output else 0
-            j = self.inputs.index(input) if input else 0
-            a, pos = axes[0, 1], self.omega > 0
-            mag = 20 * np.log10(np.maximum(self.magnitude[:, pos, i, j], 1e-300))
-            a.fill_between(self.omega[pos], mag.min(0), mag.max(0), alpha=0.3,
-                           label="envelope")
-            a.semilogx(self.omega[pos],
-                       20 * np.log10(np.maximum(self.nominal_magnitude[pos, i, j], 1e-300)),
-                       color="k", label="nominal")
-            a.set_xlabel("ω [rad/s]")
-            a.set_ylabel("magnitude [dB]")
-            a.set_title(f"{self.inputs[j]} → {self.outputs[i]}")
-            a.grid(True, which="both", alpha=0.3)
-            a.legend()
-        return fig
-
-
-def monte_carlo(M: control.StateSpace, blocks: Any, n: int = 200, *, seed: int = 0,
-                omega: Sequence[float] | np.ndarray | None = None) -> MonteCarloResult:
-    """Poles and Bode magnitudes of F_u(M, Δ) for ``n`` random Δ.
-
-    Parameters
-    ----------
-    M : control.StateSpace
-        The LFT.
-    blocks
-        Block structure.
-    n : int
-        Number of samples.
-    seed : int
-    omega : array_like, optional
-        Frequencies [rad/s] of the Bode magnitudes (default as in :func:`robust_stability`).
-
-    Returns
-    -------
-    MonteCarloResult
-        Real δ uniform in [−1, 1]; complex scalar blocks sampled as real values in [−1, 1]
-        and full blocks as real matrices with σ̄ uniform in [0, 1] (real static Δ, a subset
-        of the structure, so that every closed loop is a real system). Ill-posed samples
-        (I − D11 Δ singular) get NaN poles.
-    """
-    lft = _lft(M, blocks)
-    st = lft.st
-    omega = _default_omega(lft, 200) if omega is None else np.unique(np.asarray(omega, float))
-    rng = np.random.default_rng(seed)
-    perf = lft.B2.shape[1] > 0 and lft.C2.shape[0] > 0
-    deltas = np.zeros((n, st.nw, st.nz))
-    nx = lft.A.shape[0]
-    poles = np.full((n, nx), np.nan + 0j)
-    mag = np.full((n, omega.size, lft.C2.shape[0], lft.B2.shape[1]), np.nan) if perf else None
-    for k in range(n):
-        vals = []
-        for b in st.blocks:
-            if b.kind == "full":
-                G = rng.normal(size=(b.rows, b.cols))
-                vals.append(G / np.linalg.norm(G, 2) * rng.uniform())
-            else:
-                vals.append(rng.uniform(-1, 1))
-        deltas[k] = delta_matrix(st.blocks, vals).real
-        mats = lft.closed(deltas[k])
-        if mats is None:
-            continue
-        poles[k] = np.linalg.eigvals(mats[0]) if nx else poles[k]
-        if perf:
-            mag[k] = np.abs(freqresp(_SS(*mats), omega))
-    nom = lft.closed(np.zeros((st.nw, st.nz)))
-    return MonteCarloResult(deltas, poles, omega, mag,
-                            np.linalg.eigvals(lft.A) if nx else np.zeros(0, complex),
-                            np.abs(freqresp(_SS(*nom), omega)) if perf else None,
-                            tuple(M.input_labels[st.nw:]), tuple(M.output_labels[st.nz:]))
+        delta, vals, _physical(lft, vals), pole, dist,
+        bool(dist <= AXIS_TOL * max(1.0, abs(pole))), method, res, poles)

@@ -1,0 +1,151 @@
+"""Robustness analysis the user's way: uncertain systems built from ``ureal`` parameters with
+arithmetic and ``feedback``, analysed without touching the LFT, against closed forms.
+
+Every destabilising or worst-case parameter value is checked independently of the LFT
+closure used inside the analysis: the system is re-evaluated at the reported *physical*
+parameter values by ``USS.at`` (``titop_lpv.uncertain_eval``) and its poles or gain are
+compared with the closed form.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import control
+import matplotlib
+import numpy as np
+import pytest
+
+import titop_lpv as tl
+
+matplotlib.use("Agg")
+
+
+def integrator(inp: str, out: str) -> control.StateSpace:
+    return control.ss(0.0, 1.0, 1.0, 0.0, inputs=inp, outputs=out, states=out)
+
+
+def closed_loop_msd(k, c, m=1.0, Kp=1.0, Kd=0.6) -> tl.USS:
+    """The PD loop of a mass-spring-damper, as one uncertain system r → x: the velocity
+    feedback Kd adds to the damper and the position feedback Kp to the spring, each loop
+    closed by :func:`titop_lpv.feedback` around an integrator."""
+    velocity = tl.feedback(tl.uss(integrator("r", "v")) / m, c + Kd)
+    position = tl.series(velocity, integrator("v", "x"))
+    return tl.feedback(position, k + Kp)
+
+
+def first_order_loop(p, K=3.0) -> tl.USS:
+    """Plant 1/(s − p) (an integrator with positive feedback p) under the gain K: the pole
+    is p − K."""
+    plant = tl.feedback(integrator("u", "x"), -p)
+    return tl.feedback(plant * K, 1.0)
+
+
+def test_first_order_plant_with_an_uncertain_pole():
+    p = tl.ureal("p", 1.0, range=(0.5, 1.5))  # δ = 2 (p − 1); the loop pole p − 3 hits 0 at p = 3
+    res = tl.robust_stability(first_order_loop(p, K=3.0))
+    assert res.margin_lower == pytest.approx(4.0, rel=1e-6)
+    assert res.margin_upper == pytest.approx(4.0, rel=1e-6)
+    assert res.delta_values["p"] == pytest.approx(4.0, rel=1e-6)
+    assert res.parameter_values["p"] == pytest.approx(3.0, rel=1e-6)
+    assert res.verified and res.omega_critical == pytest.approx(0.0, abs=1e-6)
+    assert "p = 3" in res.report()
+
+
+@pytest.mark.parametrize("case", ["damping", "stiffness"])
+def test_mass_spring_damper_with_uncertain_stiffness_and_damping(case):
+    m, Kp, Kd = 1.0, 1.0, 0.6
+    if case == "damping":  # ζ crosses first: c + Kd = 0 at δc = −5 (|δk| needed: 10)
+        k, c = tl.ureal("k", 2.0, range=(1.5, 2.5)), tl.ureal("c", 0.4, range=(0.2, 0.6))
+    else:  # the spring crosses first: k + Kp = 0 at δk = −5 (|δc| needed: 10)
+        k, c = tl.ureal("k", 2.0, range=(1.0, 3.0)), tl.ureal("c", 0.4, range=(0.3, 0.5))
+    dk, dc = k.to_delta(-Kp), c.to_delta(-Kd)
+    exact = min(abs(dk), abs(dc))
+    G = closed_loop_msd(k, c, m, Kp, Kd)
+    res = tl.robust_stability(G)
+    assert res.margin_lower == pytest.approx(exact, rel=1e-6)
+    assert res.margin_upper == pytest.approx(exact, rel=1e-6)
+    phys = res.parameter_values
+    if case == "damping":
+        assert phys["c"] == pytest.approx(-Kd, abs=1e-6)
+        wc = np.sqrt((phys["k"] + Kp) / m)
+        assert res.omega_critical == pytest.approx(wc, rel=1e-6)
+    else:
+        assert phys["k"] == pytest.approx(-Kp, abs=1e-6)
+        assert res.omega_critical == pytest.approx(0.0, abs=1e-6)
+    # independent check: the closed loop re-evaluated at the physical values, by USS.at
+    poles = G.at(**phys).poles()
+    expected = np.roots([m, phys["c"] + Kd, phys["k"] + Kp])
+    np.testing.assert_allclose(np.sort_complex(poles), np.sort_complex(expected), atol=1e-9)
+    assert np.abs(poles.real).min() <= 1e-6 * max(1.0, np.abs(poles).max())
+    assert res.verified
+
+
+def second_order(zeta, w=2.0) -> tl.USS:
+    """u → y, 1/(s² + 2ζ w s + w²): rate feedback 2ζw and position feedback w²."""
+    velocity = tl.feedback(integrator("u", "v"), 2 * w * zeta)
+    return tl.feedback(tl.series(velocity, integrator("v", "y")), w**2)
+
+
+def test_worst_case_gain_of_a_second_order_system_with_uncertain_damping():
+    w = 2.0
+    zeta = tl.ureal("zeta", 0.2, range=(0.1, 0.3))
+    G = second_order(zeta, w)
+    res = tl.worst_case_gain(G, omega=np.logspace(-1, 1, 300))
+    zlo = 0.1  # < 1/√2 everywhere in the box: the resonant peak is largest at ζ_lo
+    exact = 1 / (2 * zlo * w**2 * np.sqrt(1 - zlo**2))
+    assert res.gain == pytest.approx(exact, rel=1e-6)
+    assert res.parameter_values["zeta"] == pytest.approx(zlo, abs=1e-9)
+    assert res.upper >= exact * (1 - 1e-9) and res.upper <= exact * (1 + 1e-3)
+    peak = np.abs(G.at(zeta=zlo)(1j * w * np.sqrt(1 - 2 * zlo**2)))  # independent evaluation
+    assert peak == pytest.approx(exact, rel=1e-12)
+
+
+def test_monte_carlo_on_executors_equals_the_serial_run():
+    k, c = tl.ureal("k", 2.0, percent=25), tl.ureal("c", 0.4, percent=50)
+    G = closed_loop_msd(k, c)
+    seen = []
+    serial = tl.monte_carlo(G, n=60, seed=7, chunksize=16,
+                            progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(16, 60), (32, 60), (48, 60), (60, 60)]
+    with ThreadPoolExecutor(2) as ex:
+        threads = tl.monte_carlo(G, n=60, seed=7, chunksize=7, executor=ex)
+    with ProcessPoolExecutor(2) as ex:
+        procs = tl.monte_carlo(G, n=60, seed=7, chunksize=30, executor=ex)
+    for other in (threads, procs):
+        np.testing.assert_array_equal(other.deltas, serial.deltas)
+        np.testing.assert_allclose(other.poles, serial.poles, rtol=0, atol=0)
+        np.testing.assert_allclose(other.magnitude, serial.magnitude, rtol=0, atol=0)
+    # each sample against the closed form of its physical parameters
+    _, delta = G.lftdata()
+    order = [b.name for b in delta.blocks]
+    for d, p in zip(serial.deltas[:10], serial.poles[:10]):
+        vals = dict(zip(order, np.diag(d)))
+        kk, cc = k.from_delta(vals["k"]), c.from_delta(vals["c"])
+        np.testing.assert_allclose(np.sort_complex(p),
+                                   np.sort_complex(np.roots([1.0, cc + 0.6, kk + 1.0])),
+                                   rtol=1e-10)
+    assert serial.inputs == ("r",) and serial.outputs == ("x",)
+
+
+def test_bad_input_is_named():
+    k = tl.ureal("k", 2.0, percent=25)
+    G = closed_loop_msd(k, 0.4)
+    M, delta = G.lftdata()
+    with pytest.raises(tl.RobustnessError, match="carries its own Δ structure"):
+        tl.robust_stability(G, delta)
+    with pytest.raises(tl.RobustnessError, match="blocks are needed"):
+        tl.robust_stability(M)
+    with pytest.raises(tl.RobustnessError, match="positive integer"):
+        tl.monte_carlo(G, n=0)
+    unstable = tl.feedback(integrator("u", "x"), -k)  # pole at +k: unstable at δ = 0
+    with pytest.raises(tl.RobustnessError, match=r"centre of the box \(Δ = 0\) is not stable"):
+        tl.robust_stability(unstable)
+    with pytest.raises(tl.RobustnessError, match=r"block 'k'.*shape"):
+        tl.delta_matrix(delta, {"k": np.ones((2, 2))})
+    with pytest.raises(tl.RobustnessError, match=r"no value for the blocks \['k'\]"):
+        tl.delta_matrix(delta, {})
+    with pytest.raises(tl.RobustnessError, match=r"unknown blocks \['kk'\]"):
+        tl.delta_matrix(delta, {"k": 0.5, "kk": 1.0})
+    with pytest.raises(tl.RobustnessError, match=r"block 'k' is real"):
+        tl.delta_matrix(delta, {"k": 0.5j})
