@@ -29,6 +29,7 @@ import numpy as np
 
 from .euler import dcm_to_euler, euler_rates_matrix, euler_to_dcm
 from .exceptions import DynamicsError
+from .loops import loop_wrenches
 from .model.compiled import FREE, PRISMATIC, REVOLUTE, Model
 from .spatial import cross, revolute_dcm, skew
 
@@ -176,7 +177,8 @@ def kinematics(
 
 
 def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarray:
-    """Loads and wrench inputs as wrenches at each body origin, body frame, (..., n, 6)."""
+    """Loads, wrench inputs and loop-closure spring-dampers (:mod:`titop_lpv.loops`) as
+    wrenches at each body origin, body frame, (..., n, 6)."""
     ph = kin.phys
     n = len(model.body_names)
     W = np.zeros((*kin.batch, n, 6), dtype=np.result_type(kin.dtype, u))
@@ -202,6 +204,8 @@ def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.
                      np.einsum("...ji,...j->...i", Pw, Wu[..., 3:]))
         T = T + cross(ph.input_point, F)
         W = W + _scatter(np.concatenate((F, T), axis=-1), wi.body, n)
+    if model._loops.a.size:
+        W = W + loop_wrenches(model, kin)
     return W
 
 

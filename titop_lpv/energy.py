@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .dynamics import _dot, _mv, kinematics
+from .loops import loop_potential
 from .model.compiled import Model
 from .spatial import cross
 
@@ -16,9 +17,10 @@ __all__ = ["center_of_mass", "energy", "momentum"]
 def energy(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Kinetic and potential energy [J].
 
-    The potential holds gravity, the joint springs, buoyancy and constant inertial-frame
-    forces (``−F · r``). Constant torques and body-frame loads have no potential and are
-    not included; with them, the total is not conserved.
+    The potential holds gravity, the joint springs, the loop-closure springs
+    (:mod:`titop_lpv.loops`), buoyancy and constant inertial-frame forces (``−F · r``).
+    Constant torques and body-frame loads have no potential and are not included; with
+    them, the total is not conserved.
 
     Returns
     -------
@@ -40,6 +42,8 @@ def energy(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.nda
              if lds.kind[k] == 0 else ph.load_vec[..., k, :])
         r_pt = kin.r[b] + _mv(kin.P[b], ph.load_point[..., k, :])
         potential = potential - _dot(F, r_pt)
+    if model._loops.a.size:
+        potential = potential + loop_potential(model, kin)
     return kinetic, potential
 
 

@@ -119,7 +119,7 @@ def _solve6(A, b, out):
 def _forward_kernel(
     x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
     k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_body_frame,
-    w_body, w_point, w_body_frame, w_col, xdot,
+    w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, xdot,
 ):
     n = kind.shape[0]
     dt = xdot.dtype
@@ -146,6 +146,14 @@ def _forward_kernel(
     a1 = np.zeros(6, dtype=dt)
     h = np.zeros(6, dtype=dt)
     theta = np.zeros(3, dtype=dt)
+    Rl = np.zeros((3, 3), dtype=dt)
+    dp = np.zeros(3, dtype=dt)
+    dpd = np.zeros(3, dtype=dt)
+    dw = np.zeros(3, dtype=dt)
+    f = np.zeros(3, dtype=dt)
+    mdr = np.zeros(3, dtype=dt)
+    v3 = np.zeros(3, dtype=dt)
+    Gd = np.zeros(3, dtype=dt)
     for m in range(x.shape[0]):
         xm = x[m]
         um = u[m]
@@ -298,6 +306,52 @@ def _forward_kernel(
             for a in range(3):
                 pA[i, a] -= tmp3[a]
                 pA[i, 3 + a] -= tmp3b[a] + h[a]
+        # ---- loop-closure spring-dampers (titop_lpv.loops: same formulas, one loop at a time)
+        for li in range(lp_a.shape[0]):
+            ia = lp_a[li]
+            ib = lp_b[li]
+            for a in range(3):
+                for b in range(3):
+                    Rl[a, b] = P[ia, 0, a] * P[ib, 0, b] + P[ia, 1, a] * P[ib, 1, b] \
+                        + P[ia, 2, a] * P[ib, 2, b]
+            for a in range(3):  # r_B − r_A, inertial
+                tmp3[a] = r[ib, a] - r[ia, a] + _row(P[ib], a, lp_pb[li]) \
+                    - _row(P[ia], a, lp_pa[li])
+            for a in range(3):
+                dp[a] = _col(P[ia], a, tmp3)
+            _cross(tw[ib, 3:], lp_pb[li], tmp3)
+            for a in range(3):
+                tmp3[a] += tw[ib, a]
+            _cross(tw[ia, 3:], lp_pa[li], tmp3b)
+            _cross(tw[ia, 3:], dp, v3)
+            for a in range(3):
+                dpd[a] = _row(Rl, a, tmp3) - tw[ia, a] - tmp3b[a] - v3[a]
+                dw[a] = _row(Rl, a, tw[ib, 3:]) - tw[ia, 3 + a]
+            gsum = 0.5 * (lp_k[li, 3] + lp_k[li, 4] + lp_k[li, 5])
+            for a in range(3):
+                f[a] = lp_k[li, a] * dp[a] + lp_d[li, a] * dpd[a]
+                Gd[a] = gsum - lp_k[li, 3 + a]
+                mdr[a] = lp_d[li, 3 + a] * dw[a]
+            # body a: force f, torque (p_a + δp) × f + vee(R G − G Rᵀ) + D_r δω
+            for a in range(3):
+                v3[a] = lp_pa[li, a] + dp[a]
+            _cross(v3, f, tmp3)
+            tmp3[0] += Rl[2, 1] * Gd[1] - Rl[1, 2] * Gd[2] + mdr[0]
+            tmp3[1] += Rl[0, 2] * Gd[2] - Rl[2, 0] * Gd[0] + mdr[1]
+            tmp3[2] += Rl[1, 0] * Gd[0] - Rl[0, 1] * Gd[1] + mdr[2]
+            for a in range(3):
+                pA[ia, a] -= f[a]
+                pA[ia, 3 + a] -= tmp3[a]
+            # body b: force −Rᵀ f, torque p_b × (−Rᵀ f) − vee(G R − Rᵀ G) − Rᵀ D_r δω
+            for a in range(3):
+                v3[a] = -_col(Rl, a, f)
+            _cross(lp_pb[li], v3, tmp3)
+            tmp3[0] -= Gd[2] * Rl[2, 1] - Gd[1] * Rl[1, 2]
+            tmp3[1] -= Gd[0] * Rl[0, 2] - Gd[2] * Rl[2, 0]
+            tmp3[2] -= Gd[1] * Rl[1, 0] - Gd[0] * Rl[0, 1]
+            for a in range(3):
+                pA[ib, a] -= v3[a]
+                pA[ib, 3 + a] -= tmp3[a] - _col(Rl, a, mdr)
         # ---- tips -> root: condense each subtree into its parent port (eqs. 20-22, 27-28)
         status = -1
         for i in range(n - 1, -1, -1):
@@ -421,7 +475,7 @@ def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
     def arr(a: Any) -> np.ndarray:  # writable copies: one numba specialisation for all calls
         return np.array(a, dtype=float, order="C", copy=True)
 
-    wi = model._winputs
+    wi, lp = model._winputs, model._loops
     return SimpleNamespace(args=(
         model.kind.astype(np.int64), model.parent.astype(np.int64),
         model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model._base),
@@ -435,6 +489,9 @@ def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
         force, torque, lds.body_frame.astype(np.bool_),
         wi.body.astype(np.int64), arr(ph.input_point).reshape(-1, 3),
         wi.body_frame.astype(np.bool_), wi.col.astype(np.int64),
+        lp.a.astype(np.int64), lp.b.astype(np.int64), arr(ph.loop_point_a).reshape(-1, 3),
+        arr(ph.loop_point_b).reshape(-1, 3), arr(ph.loop_k).reshape(-1, 6),
+        arr(ph.loop_d).reshape(-1, 6),
     ))
 
 

@@ -24,6 +24,7 @@ from .description import (
     Force,
     Joint,
     Load,
+    Loop,
     Output,
     Parameter,
     Torque,
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 
 __all__ = ["System"]
 
-_TOP_KEYS = ("name", "gravity", "euler", "parameters", "bodies", "loads", "inputs", "outputs")
+_TOP_KEYS = ("name", "gravity", "euler", "parameters", "bodies", "loads", "loops", "inputs",
+             "outputs")
 _BODY_KEYS = ("name", "parent", "joint", "mass", "inertia", "com", "ports")
 _PARAM_KEYS = ("value", "min", "max", "unit", "description")
 
@@ -61,6 +63,7 @@ class System:
         self.parameters: dict[str, Parameter] = {}
         self.bodies: list[Body] = []
         self.loads: list[Load] = []
+        self.loops: list[Loop] = []
         self.inputs: list[WrenchInput] = []
         self.outputs: list[Output] = []
         self.problems: list[str] = []  # schema problems found while reading a file
@@ -124,6 +127,15 @@ class System:
         """Add a constant torque [N m] on ``body``."""
         return self.load(Torque(body=body, torque=freeze(torque), frame=frame))
 
+    def loop(self, a: str, b: str, *, stiffness: Any = (0.0,) * 6, damping: Any = (0.0,) * 6,
+             name: str | None = None) -> Loop:
+        """Close a kinematic loop between the points ``a`` and ``b`` (``"body.port"``) with a
+        spring-damper (see :class:`~titop_lpv.model.description.Loop`): ``stiffness`` and
+        ``damping`` are ``[x, y, z, rx, ry, rz]`` in the frame of ``a``'s body."""
+        item = Loop(a=a, b=b, stiffness=freeze(stiffness), damping=freeze(damping), name=name)
+        self.loops.append(item)
+        return item
+
     def wrench_input(self, body: str, point: str = "origin", frame: str = "body") -> WrenchInput:
         """Add six wrench inputs ``<body>_<point>_Fx … _Tz`` at ``point`` of ``body``."""
         item = WrenchInput(body=body, point=point, frame=frame)
@@ -170,8 +182,8 @@ class System:
         if params:
             out["parameters"] = params
         out["bodies"] = [b.to_dict() for b in self.bodies]
-        for key, items in (("loads", self.loads), ("inputs", self.inputs),
-                           ("outputs", self.outputs)):
+        for key, items in (("loads", self.loads), ("loops", self.loops),
+                           ("inputs", self.inputs), ("outputs", self.outputs)):
             if items:
                 out[key] = [item.to_dict() for item in items]
         return out
@@ -220,6 +232,13 @@ class System:
             if "body" not in item:
                 s.problems.append(f"{where}: missing 'body'")
             s.load(load_cls(**kw))
+        for i, item in enumerate(_list(data, "loops", s.problems)):
+            kw = _record_kwargs(item, Loop, f"loops[{i}]", s.problems)
+            missing = [k for k in ("a", "b") if k not in kw]
+            if missing:
+                s.problems.append(f"loops[{i}]: missing {' and '.join(map(repr, missing))}")
+                continue
+            s.loops.append(Loop(**kw))
         for i, item in enumerate(_list(data, "inputs", s.problems)):
             kw = _record_kwargs(item, WrenchInput, f"inputs[{i}]", s.problems)
             if "body" not in kw:

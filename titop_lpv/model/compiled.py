@@ -158,6 +158,15 @@ class Model:
                 l_frame.append(load.frame == "body")
                 l_frac.append(slots.add(0.0))
 
+        lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d = [], [], [], [], [], []
+        for loop in s.loops:
+            for end, bl, pl in ((loop.a, lp_a, lp_pa), (loop.b, lp_b, lp_pb)):
+                body, _, point = end.partition(".")
+                bl.append(bindex[body])
+                pl.append(points[(body, point or "origin")])
+            lp_k.append(slots.vec(loop.stiffness))
+            lp_d.append(slots.vec(loop.damping))
+
         outputs: list[str] = []
         out_spec: list[tuple[str, int, list[int], bool, slice]] = []
         for out, onames in named_outputs:
@@ -209,6 +218,13 @@ class Model:
             kind=_readonly(l_kind, int), body=_readonly(l_body, int),
             point=_readonly(l_point, int).reshape(-1, 3), vec=_readonly(l_vec, int).reshape(-1, 3),
             body_frame=_readonly(l_frame, bool), fraction=_readonly(l_frac, int),
+        )
+        self._loops = SimpleNamespace(
+            a=_readonly(lp_a, int), b=_readonly(lp_b, int),
+            point_a=_readonly(lp_pa, int).reshape(-1, 3),
+            point_b=_readonly(lp_pb, int).reshape(-1, 3),
+            k=_readonly(lp_k, int).reshape(-1, 6), d=_readonly(lp_d, int).reshape(-1, 6),
+            names=tuple(loop.label for loop in s.loops),
         )
         self._winputs = SimpleNamespace(
             body=_readonly(w_body, int), point=_readonly(w_point, int).reshape(-1, 3),
@@ -425,6 +441,10 @@ class Model:
             load_vec=vals[..., lds.vec],
             load_fraction=vals[..., lds.fraction],
             input_point=vals[..., self._winputs.point],
+            loop_point_a=vals[..., self._loops.point_a],
+            loop_point_b=vals[..., self._loops.point_b],
+            loop_k=vals[..., self._loops.k],
+            loop_d=vals[..., self._loops.d],
             vals=vals,
         )
 

@@ -29,6 +29,7 @@ __all__ = [
     "Free",
     "Joint",
     "Load",
+    "Loop",
     "Output",
     "Parameter",
     "Prismatic",
@@ -286,6 +287,55 @@ class Torque(Load):
 
 
 LOAD_TYPES: dict[str, type[Load]] = {cls.type: cls for cls in (Buoyancy, Force, Torque)}
+
+
+@dataclass(frozen=True)
+class Loop(_Record):
+    """Loop-closure spring-damper between two points (paper §3.4, block ``L_C^A``).
+
+    It closes a kinematic loop of the tree compliantly: the relative motion of point ``b``
+    with respect to point ``a`` (its motion vector δm_C, eq. of Fig. 14), projected in the
+    frame of ``a``'s body, is fed back to an equal and opposite pair of wrenches through a
+    diagonal 6×6 stiffness ``K`` and damping ``D``. The spring is at rest when the two points
+    coincide and the two body frames are parallel.
+
+    Attributes
+    ----------
+    a, b : str
+        ``"body.port"`` (or ``"body"``, ``"body.com"``) of the two ends, on different bodies.
+    stiffness : 6 numbers or parameter names
+        ``[k_x, k_y, k_z, k_rx, k_ry, k_rz]``: translational [N/m] along the axes of ``a``'s
+        body frame, rotational [N m/rad] (small-angle stiffness; see Notes).
+    damping : 6 numbers or parameter names
+        ``[d_x, d_y, d_z, d_rx, d_ry, d_rz]`` [N s/m, N m s/rad] on the relative velocity
+        and angular velocity, same axes.
+    name : str or None
+        Label for reports and errors (default ``"<a>-<b>"``).
+
+    Notes
+    -----
+    With ``δp`` the position of ``b`` relative to ``a`` in ``a``'s frame and ``R`` the
+    rotation of ``b``'s frame relative to ``a``'s, the potential is
+    ``V = ½ δpᵀ K_t δp + tr(G (I − R))`` with ``G = ½ tr(K_r) I − K_r`` (``V ≈ ½ θᵀ K_r θ``
+    for small rotations θ), and the damping is Rayleigh's
+    ``½ δṗᵀ D_t δṗ + ½ δωᵀ D_r δω``: the loop is exactly conservative without damping and
+    dissipates ``δṗᵀ D_t δṗ + δωᵀ D_r δω`` with it.
+    """
+
+    a: str
+    b: str
+    stiffness: Vector = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    damping: Vector = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``name``, or ``"<a>-<b>"``."""
+        return self.name or f"{self.a}-{self.b}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The loop as a schema dict."""
+        return {"a": self.a, "b": self.b, **_record_dict(self, skip=("a", "b"))}
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,7 @@ def check(system: System) -> Plan:
     ModelError
         Listing every problem found (unknown keys, parents, ports and parameters, cycles,
         roots, masses, inertias, axes, rotations, vector lengths, non-finite numbers,
-        loads/inputs/outputs naming unknown bodies or points, colliding signal names).
+        loads/loops/inputs/outputs naming unknown bodies or points, colliding signal names).
     """
     c = _Checker(system)
     p = c.problems
@@ -347,6 +347,27 @@ def check(system: System) -> Plan:
                 p.append(f"{w}: unknown body {load.body!r}")
             c.vector(load.torque, f"{w}: torque")
             c.frame(load.frame, w)
+    for k, loop in enumerate(s.loops):
+        w = f"loops[{k}] ({loop.label!r})"
+        ends = []
+        for key in ("a", "b"):
+            end = getattr(loop, key)
+            if not isinstance(end, str) or not end or end.endswith("."):
+                p.append(f"{w}: {key} must be 'body' or 'body.point', got {end!r}")
+                continue
+            body, _, point = end.partition(".")
+            if point_ok(body, point or "origin", f"{w}: {key}"):
+                ends.append(body)
+        if len(ends) == 2 and ends[0] == ends[1]:
+            p.append(f"{w}: both ends are on body {ends[0]!r}; a loop joins two bodies")
+        for key in ("stiffness", "damping"):
+            vec = c.vector(getattr(loop, key), f"{w}: {key}", n=6)
+            if vec is not None and np.any(vec < 0):
+                p.append(f"{w}: {key} must be >= 0 (a diagonal [x, y, z, rx, ry, rz]), "
+                         f"got {vec.tolist()}")
+        if loop.name is not None and (not isinstance(loop.name, str)
+                                      or not IDENTIFIER.match(loop.name)):
+            p.append(f"{w}: name {loop.name!r} must be an identifier")
     for k, item in enumerate(s.inputs):
         w = f"inputs[{k}] (wrench on {item.body!r})"
         point_ok(item.body, item.point, w)
