@@ -22,6 +22,7 @@ KEY_LINES = {
     "balloon_trim": "static operating point of 'balloon': success",
     "spinning_spacecraft": "cyclic states (not part of the equilibrium)",
     "robot_arm_trim": "11/11 equilibria found",
+    "four_bar": "rigid closure: ω = 3.714204154 rad/s",
 }
 
 

@@ -222,3 +222,20 @@ def test_bad_loops_are_named(tmp_path, loop, message):
     desc["loops"] = [loop]
     with pytest.raises(tl.ModelError, match=message):
         tl.load_model(desc)
+
+
+def test_a_stiff_loop_closes_a_parallelogram_four_bar():
+    """examples/four_bar.toml: the slow mode tends to the rigid linkage's closed form as 1/k."""
+    from pathlib import Path
+
+    model = tl.load_model(Path(__file__).resolve().parents[1] / "examples" / "four_bar.toml")
+    g, m_l, m_c, length = 9.81, 1.0, 2.0, 0.8
+    rigid = np.sqrt(g * (m_l + m_c) / (length * (2 * m_l / 3 + m_c)))
+    errors = []
+    for k in (1e6, 1e8):
+        op = tl.trim(model, free=["crank_q", "coupler_q", "rocker_q"],
+                     params={"k_loop": k, "d_loop": 0.0})
+        slow = np.sort(np.abs(np.linalg.eigvals(tl.linearize(model, op).A)))[0]
+        errors.append(slow / rigid - 1)
+    assert abs(errors[1]) < 1e-7
+    assert errors[0] / errors[1] == pytest.approx(100.0, rel=0.1)  # O(1/k) convergence
