@@ -149,3 +149,20 @@ def test_bad_input_is_named():
         tl.delta_matrix(delta, {"k": 0.5, "kk": 1.0})
     with pytest.raises(tl.RobustnessError, match=r"block 'k' is real"):
         tl.delta_matrix(delta, {"k": 0.5j})
+
+
+def test_unmodelled_dynamics_margin_is_the_small_gain_bound():
+    """One full complex block (ultidyn): robust stability margin = 1/‖M11‖∞ exactly."""
+    P = control.tf([1.0], [1.0, 0.4, 1.0])
+    W = control.tf([0.5, 0.05], [0.1, 1.0])
+    plant = tl.uss(P) * (1 + tl.uss(W) * tl.ultidyn("unm", (1, 1)))
+    T = tl.feedback(plant * control.tf([2.0, 1.0], [0.05, 1.0]), 1.0)
+    res = tl.robust_stability(T)
+    M, _ = T.lftdata()
+    w = np.linspace(3.0, 4.5, 200001)  # around the peak of |M11|
+    exact = 1 / np.abs(M[0, 0](1j * w)).max()
+    assert res.margin_lower == pytest.approx(exact, rel=1e-7)
+    assert res.margin_upper == pytest.approx(exact, rel=1e-7)
+    assert res.verified and abs(res.pole.real) <= 1e-9 * abs(res.pole)
+    closed = T.at_delta(unm=res.delta_values["unm"])  # complex Δ: a complex closed loop
+    assert np.abs(np.linalg.eigvals(closed.A).real).min() <= 1e-9
