@@ -232,26 +232,17 @@ class System:
             if "body" not in item:
                 s.problems.append(f"{where}: missing 'body'")
             s.load(load_cls(**kw))
-        for i, item in enumerate(_list(data, "loops", s.problems)):
-            kw = _record_kwargs(item, Loop, f"loops[{i}]", s.problems)
-            missing = [k for k in ("a", "b") if k not in kw]
-            if missing:
-                s.problems.append(f"loops[{i}]: missing {' and '.join(map(repr, missing))}")
-                continue
-            s.loops.append(Loop(**kw))
-        for i, item in enumerate(_list(data, "inputs", s.problems)):
-            kw = _record_kwargs(item, WrenchInput, f"inputs[{i}]", s.problems)
-            if "body" not in kw:
-                s.problems.append(f"inputs[{i}]: missing 'body'")
-                continue
-            s.inputs.append(WrenchInput(**kw))
-        for i, item in enumerate(_list(data, "outputs", s.problems)):
-            kw = _record_kwargs(item, Output, f"outputs[{i}]", s.problems)
-            missing = [k for k in ("type", "body") if k not in kw]
-            if missing:
-                s.problems.append(f"outputs[{i}]: missing {', '.join(map(repr, missing))}")
-                continue
-            s.outputs.append(Output(**kw))
+        records = (("loops", Loop, ("a", "b"), s.loops),
+                   ("inputs", WrenchInput, ("body",), s.inputs),
+                   ("outputs", Output, ("type", "body"), s.outputs))
+        for key, cls, required, target in records:
+            for i, item in enumerate(_list(data, key, s.problems)):
+                kw = _record_kwargs(item, cls, f"{key}[{i}]", s.problems)
+                missing = [k for k in required if k not in kw]
+                if missing:
+                    s.problems.append(f"{key}[{i}]: missing {' and '.join(map(repr, missing))}")
+                    continue
+                target.append(cls(**kw))
         return s
 
     def _body_from_dict(self, i: int, body: dict[str, Any]) -> None:
