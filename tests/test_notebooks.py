@@ -19,7 +19,8 @@ from nbclient import NotebookClient
 import titop_lpv as tl
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-EXPECTED = ["01_balloon.ipynb", "02_lpv_stiffness.ipynb", "03_spinning_spacecraft.ipynb"]
+EXPECTED = ["01_balloon.ipynb", "02_lpv_stiffness.ipynb", "03_spinning_spacecraft.ipynb",
+            "04_robust_flexible_structure.ipynb"]
 ALL = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 CELL_TIMEOUT = 300  # s per cell: a hung cell fails the test instead of blocking CI
 BUDGET = 60.0  # s per notebook, kernel start included

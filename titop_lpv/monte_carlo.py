@@ -32,7 +32,7 @@ class MonteCarloResult:
     omega : ndarray
         [rad/s].
     magnitude : ndarray (n, n_omega, n_y, n_u) or None
-        |F_u(M, Δ)(jω)| per performance channel (None without performance channels).
+        ``|F_u(M, Δ)(jω)|`` per performance channel (None without performance channels).
     nominal_poles : ndarray
     nominal_magnitude : ndarray or None
     inputs, outputs : tuple of str

@@ -7,8 +7,8 @@ diagonal in the order of the blocks, each ``(kind, rows, cols, repeats)``:
 * ``"real"``: δ I_repeats, δ real (rows = cols = 1); ``"complex"``: δ I_repeats, δ complex;
 * ``"full"``: I_repeats ⊗ Δ₀, Δ₀ a complex ``rows × cols`` matrix (w-side rows, z-side cols).
 
-The structured norm is the largest |δ| or σ̄(Δ₀) over the blocks: real δ are normalised to
-[−1, 1], complex blocks to norm ≤ 1.
+The structured norm is the largest ``|δ|`` or σ̄(Δ₀) over the blocks: real δ are normalised
+to [−1, 1], complex blocks to norm ≤ 1.
 
 Upper bound (:func:`mu_upper`): SLICOT ``AB13MD`` (Fan, Tits & Doyle, IEEE TAC 1991: D and
 G scalings), which accepts 1×1 real blocks and square full complex blocks only. Repeated

@@ -3,11 +3,11 @@
 Δ is ``n_w × n_z`` (``w = Δ z``) and block diagonal in the order of its blocks, each a
 :class:`titop_lpv.uncertain.Block` (``name, kind, rows, cols, repeats``):
 
-* ``"real"``: δ I_repeats, δ real in [−1, 1]; ``"complex"``: δ I_repeats, |δ| ≤ 1;
+* ``"real"``: δ I_repeats, δ real in [−1, 1]; ``"complex"``: δ I_repeats, ``|δ|`` ≤ 1;
 * ``"full"``: I_repeats ⊗ Δ₀, Δ₀ a complex ``rows × cols`` matrix (w-side rows, z-side
   cols), σ̄(Δ₀) ≤ 1.
 
-The structured norm of a Δ is the largest |δ| or σ̄(Δ₀) over its blocks.
+The structured norm of a Δ is the largest ``|δ|`` or σ̄(Δ₀) over its blocks.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ class _Structure:
 
 
 def structured_norm(delta: np.ndarray, blocks: Any) -> float:
-    """Structured norm max(|δ_i|, σ̄(Δ₀_j)) of a block-diagonal Δ (``n_w × n_z``)."""
+    """Structured norm max(``|δ_i|``, σ̄(Δ₀_j)) of a block-diagonal Δ (``n_w × n_z``)."""
     return _Structure(blocks).norm(np.asarray(delta, complex))
 
 

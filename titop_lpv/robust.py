@@ -241,7 +241,7 @@ class RobustStabilityResult:
     pole : complex
         The closed-loop pole with Δ = ``delta`` nearest the imaginary axis.
     axis_distance : float
-        |Re pole|; ``verified`` when ≤ 1e-6 · max(1, |pole|).
+        ``|Re pole|``; ``verified`` when ≤ 1e-6 · max(1, ``|pole|``).
     verified : bool
     method : str
         How ``delta`` was found.
