@@ -85,7 +85,8 @@ def _balloon_builder() -> tl.System:
     s.body("balloon", tl.Free(), mass=10.0,
            inertia=[[5.0, 0.0, 0.0], [0.0, 10.0, -7.0], [0.0, -7.0, 10.0]],
            com=[0.0, 0.0, 0.0], ports={"C": [0.0, -2.0, 0.0]})
-    s.body("slider", tl.Prismatic(axis=(1.0, 0.0, -1.0), stiffness="k", damping="ds"),
+    s.body("slider", tl.Prismatic(axis=(1.0, 0.0, -1.0), stiffness="k", damping="ds",
+                                  actuated=True),
            parent="balloon.C", mass=1.0)
     s.body("pendulum1", tl.Revolute(axis=(0.0, 0.0, 1.0), damping="dp1",
                                     q0=2.9670597283903604),
@@ -125,11 +126,11 @@ def test_balloon_names_and_defaults(balloon_model):
     m = balloon_model
     assert m.state_names == BALLOON_STATES
     assert m.output_names == BALLOON_OUTPUTS
-    assert m.input_names == ()
+    assert m.input_names == ("slider_tau",)
     assert m.param_names == ("k", "ds", "dp1", "dp2")
     assert m.body_names == ("balloon", "slider", "pendulum1", "pendulum2")
     assert m.floating_base
-    assert (m.n_states, m.n_inputs, m.n_outputs) == (18, 0, 9)
+    assert (m.n_states, m.n_inputs, m.n_outputs) == (18, 1, 9)
     assert m.default_params() == BALLOON_PARAMS
     x0 = m.default_state()
     expected = np.zeros(18)
