@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .mu import freqresp
+from .progress import Progress
 from .robust import RobustnessError, _default_omega, _lft, delta_matrix
-from .sweep import Progress
 from .worst_case import _SS
 
 if TYPE_CHECKING:

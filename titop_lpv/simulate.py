@@ -177,7 +177,7 @@ def _progress(progress: Any, t0: float, t1: float) -> Callable[..., None] | None
         return None
     import time
 
-    from .sweep import Progress
+    from .progress import Progress
 
     bar = Progress(100, "simulate") if progress is True else None
     state = {"start": time.perf_counter(), "last": 0.0}

@@ -14,8 +14,6 @@ chunks run in parallel, each by continuation from its head.
 from __future__ import annotations
 
 import itertools
-import sys
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
@@ -26,33 +24,13 @@ import numpy as np
 from .exceptions import TitopError
 from .model.compiled import Model
 from .operating_point import OperatingPoint
+from .progress import Progress
 from .trim import trim
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Progress", "TrimSweep", "trim_sweep"]
-
-
-class Progress:
-    """A minimal text progress bar on ``stderr`` (works in terminals and notebooks)."""
-
-    def __init__(self, total: int, label: str = "", stream: Any = None, width: int = 30):
-        self.total, self.label, self.width = total, label, width
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = time.perf_counter()
-        self.done = 0
-
-    def __call__(self, done: int, total: int | None = None) -> None:
-        self.done = done
-        total = total or self.total
-        frac = done / total if total else 1.0
-        bar = "#" * round(frac * self.width)
-        elapsed = time.perf_counter() - self.start
-        end = "\n" if done >= total else ""
-        self.stream.write(f"\r{self.label} {done}/{total} [{bar:<{self.width}}] "
-                          f"{elapsed:.1f} s{end}")
-        self.stream.flush()
+__all__ = ["TrimSweep", "trim_sweep"]
 
 
 @dataclass(frozen=True)
