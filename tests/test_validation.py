@@ -547,3 +547,105 @@ def test_array_valued_joint_type_in_a_toml_file(tmp_path):
     )
     with pytest.raises(tl.ModelError, match="'a'"):
         tl.load_model(path)
+
+
+# --------------------------------------------------------------------------------------------
+# parameter values given at run time are checked like the file's defaults
+# --------------------------------------------------------------------------------------------
+def _parametric(**defaults: float) -> tl.Model:
+    """The valid chain with its inertia, joint rotation, axis and a mass made parameters."""
+    d = valid()
+    for name, value in defaults.items():
+        d["parameters"][name]["value"] = value
+    d["parameters"].update({"Ixx": 1.0, "r00": 1.0, "ax": 1.0, "mb": 5.0})
+    base = d["bodies"][0]
+    base["mass"] = "mb"
+    base["inertia"][0][0] = "Ixx"
+    arm = d["bodies"][1]["joint"]
+    arm["rotation"] = [["r00", 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    arm["axis"] = ["ax", 0.0, 1.0]
+    d["bodies"][1]["ports"]["tip"] = ["L", -1.0, 0.0]  # the arm's length parameter is used
+    return tl.load_model(d)
+
+
+RUNTIME_BAD = {
+    "above max": ({"L": 2.5}, ["'L'", "2.5", "[0.5, 2]"]),
+    "below min": ({"L": 0.1}, ["'L'", "0.1"]),
+    "not finite": ({"m": NAN}, ["'m'", "finite"]),
+    "infinite": ({"m": INF}, ["'m'", "finite"]),
+    "negative mass": ({"mb": -1.0}, ["'base'", "mass"]),
+    "indefinite inertia": ({"Ixx": -5.0}, ["'base'", "positive semi-definite"]),
+    "rotation not orthonormal": ({"r00": 0.5}, ["'arm'", "rotation"]),
+    "improper rotation": ({"r00": -1.0}, ["'arm'", "rotation"]),
+}
+
+
+@pytest.mark.parametrize("case", list(RUNTIME_BAD))
+@pytest.mark.parametrize("call", ["dynamics", "outputs", "energy", "simulate", "batch"])
+def test_runtime_parameters_are_checked_naming_the_culprit(case: str, call: str) -> None:
+    model = _parametric()
+    params, expected = RUNTIME_BAD[case]
+    x = model.default_state()
+    calls: dict[str, Callable[[], object]] = {
+        "dynamics": lambda: model.dynamics(0.0, x, None, params),
+        "outputs": lambda: model.outputs(0.0, x, None, params),
+        "energy": lambda: tl.energy(model, x, params),
+        "simulate": lambda: tl.simulate(model, (0.0, 0.1), params=params),
+        # a batch of parameter vectors with one bad row among good ones
+        "batch": lambda: model.dynamics(0.0, np.stack([x, x, x]), None, {
+            **{k: np.array([model.default_params()[k]] * 3) for k in params},
+            **{k: np.array([model.default_params()[k], v, model.default_params()[k]])
+               for k, v in params.items()}}),
+    }
+    with pytest.raises(tl.ParameterError) as err:
+        calls[call]()
+    assert isinstance(err.value, tl.ModelError) and isinstance(err.value, ValueError)
+    assert len(err.value.problems) == 1, err.value.problems
+    for word in expected:
+        assert word in str(err.value), (word, str(err.value))
+
+
+def test_zero_axis_at_run_time_names_the_body() -> None:
+    d = valid()
+    d["parameters"]["az"] = 1.0
+    d["bodies"][1]["joint"]["axis"] = [0.0, 0.0, "az"]
+    model = tl.load_model(d)
+    with pytest.raises(tl.ParameterError, match=r"'arm'.*axis"):
+        model.dynamics(0.0, model.default_state(), None, {"az": 0.0})
+
+
+def test_every_runtime_problem_is_reported_at_once() -> None:
+    model = _parametric()
+    with pytest.raises(tl.ParameterError) as err:
+        model.dynamics(0.0, model.default_state(), None, {"mb": -1.0, "Ixx": -5.0,
+                                                           "r00": 0.5})
+    assert len(err.value.problems) == 3
+    assert sum("'base'" in p for p in err.value.problems) == 2
+
+
+def test_valid_runtime_parameters_evaluate_and_agree_with_a_rebuilt_model() -> None:
+    # a value inside the range gives the same dynamics as a model whose default it is
+    model = _parametric()
+    rebuilt = _parametric(L=1.7)
+    x = model.default_state() + 0.1
+    assert np.abs(model.dynamics(0.0, x) - rebuilt.dynamics(0.0, x)).max() > 1e-3  # L matters
+    np.testing.assert_allclose(model.dynamics(0.0, x, None, {"L": 1.7}),
+                               rebuilt.dynamics(0.0, x), rtol=1e-13, atol=1e-13)
+
+
+def test_complex_step_parameters_are_checked_on_their_real_part() -> None:
+    # the linearisation pushes complex parameters: a tiny imaginary step is legal
+    model = _parametric()
+    p = model.param_vector({"L": 1.2}).astype(complex)
+    p[model.param_names.index("L")] += 1e-30j
+    x = model.default_state() + 0.1
+    xdot = model.dynamics(0.0, x, None, p)
+    # the imaginary part is the derivative with respect to L: compare with central differences
+    h = 1e-6
+    fd = (model.dynamics(0.0, x, None, {"L": 1.2 + h})
+          - model.dynamics(0.0, x, None, {"L": 1.2 - h})) / (2 * h)
+    assert np.abs(fd).max() > 1e-3  # L matters
+    np.testing.assert_allclose(xdot.imag / 1e-30, fd, rtol=1e-7, atol=1e-8)
+    p[model.param_names.index("L")] = 2.5 + 1e-30j
+    with pytest.raises(tl.ParameterError, match="'L'"):
+        model.dynamics(0.0, model.default_state(), None, p)

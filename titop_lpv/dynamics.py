@@ -341,13 +341,16 @@ def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
         ``"numpy"``: the vectorised recursion of this module (the reference);
         ``"compiled"``: the same recursion compiled by numba (:mod:`titop_lpv.kernel`),
         one state at a time, for physical data without batch axes; ``"auto"`` picks the
-        compiled one whenever the parameters carry no batch axes.
+        compiled one whenever the parameters carry no batch axes and are real (the
+        compiled kernel's physical data are real; complex parameters, as pushed by
+        complex-step sensitivities, take the numpy route).
     """
     x, u = _state_and_input(model, x, u)
     ph = model.physics(params)
     if backend not in ("auto", "numpy", "compiled"):
         raise ValueError(f"backend must be 'auto', 'numpy' or 'compiled', got {backend!r}")
-    if backend == "compiled" or (backend == "auto" and ph.vals.ndim == 1):
+    if backend == "compiled" or (backend == "auto" and ph.vals.ndim == 1
+                                 and not np.iscomplexobj(ph.vals)):
         return _forward_compiled(model, x, u, ph)
     kin = _forward(model, x, u, ph)
     return _state_derivative(model, x, kin)
@@ -356,8 +359,8 @@ def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
 def _forward_compiled(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> np.ndarray:
     from . import kernel
 
-    if ph.vals.ndim != 1:
-        raise ValueError("the compiled backend needs parameters without batch axes")
+    if ph.vals.ndim != 1 or np.iscomplexobj(ph.vals):
+        raise ValueError("the compiled backend needs real parameters without batch axes")
     n_x, n_u = model.n_states, model.n_inputs
     if x.ndim == 1 and u is None:  # the common single-state call (ODE solvers)
         batch: tuple[int, ...] = ()

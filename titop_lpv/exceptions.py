@@ -10,6 +10,7 @@ __all__ = [
     "DynamicsError",
     "ModelError",
     "ModelFileError",
+    "ParameterError",
     "ShapeError",
     "SimulationError",
     "TitopError",
@@ -48,6 +49,26 @@ class ModelFileError(ModelError):
     def __init__(self, message: str):
         self.problems = [message]
         ValueError.__init__(self, message)
+
+
+class ParameterError(ModelError):
+    """Parameter values given at run time make the model invalid.
+
+    Raised by every evaluation (dynamics, outputs, energy, trim, linearisation, ...) that
+    receives parameter values other than the defaults: a value that is not finite or lies
+    outside the parameter's declared ``[min, max]``, or values that make a body's mass
+    negative, its inertia indefinite, a joint rotation not orthonormal or a joint axis zero.
+    :attr:`problems` names each parameter and body at fault.
+    """
+
+    def __init__(self, problems: str | list[str], *, name: str | None = None):
+        ModelError.__init__(self, problems, name=name)
+        head = f"model {name!r}" if name else "model"
+        lines = self.problems
+        msg = (f"invalid parameter values for {head}: {lines[0]}" if len(lines) == 1 else
+               f"invalid parameter values for {head} ({len(lines)} problems):\n"
+               + "\n".join(f"  - {p}" for p in lines))
+        ValueError.__init__(self, msg)
 
 
 class ShapeError(TitopError, ValueError):
