@@ -40,6 +40,7 @@ import control
 import numpy as np
 import pinocchio as pin
 import pytest
+import scipy.linalg
 from scipy.spatial.transform import Rotation
 
 import titop_lpv as tl
@@ -130,25 +131,28 @@ def test_pendulum_closed_form_anywhere():
 
 
 def test_linearize_pendulum_hanging():
-    """The hanging pendulum through ``tl.linearize``.
-
-    With its default single output (the angle) and no input, python-control 0.10.2 cannot
-    build the system (``control.ss`` collapses the 1×0 ``D`` to 0×0: python-control issue
-    #1176); ``tl.linearize`` must then refuse with a ``LinearizationError`` that says so, or,
-    with a python-control that can, return the right system. With two outputs it must work.
-    """
+    """The hanging pendulum through ``tl.linearize``, with its default single output (the
+    angle) and no input: python-control 0.10.2 collapses the 1×0 ``D`` to 0×0 and refuses
+    the system (its issue #1176); ``tl.linearize`` must still return the right system with
+    true empty ``B`` (2×0) and ``D`` (1×0), usable by python-control's responses."""
     L, m, d = 1.3, 2.5, 0.4
     desc = models.pendulum(length=L, mass=m, g=G, damping=d)
     model = _load(desc)
     assert (model.n_inputs, model.n_outputs) == (0, 1)
     A_exact = _pendulum_A(0.0, L, m, d)
-    try:
-        sys_ = tl.linearize(model, x=[0.0, 0.0])
-    except tl.LinearizationError as err:
-        assert "one output and no input" in str(err)
-    else:
-        np.testing.assert_allclose(sys_.A, A_exact, rtol=1e-10, atol=1e-10)
-        assert sys_.output_labels == ["pendulum_q"] and sys_.input_labels == []
+    sys_ = tl.linearize(model, x=[0.0, 0.0])
+    np.testing.assert_allclose(sys_.A, A_exact, rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(sys_.C, [[1.0, 0.0]])
+    assert sys_.B.shape == (2, 0) and sys_.D.shape == (1, 0) and sys_.shape == (1, 0)
+    assert sys_.output_labels == ["pendulum_q"] and sys_.input_labels == []
+    assert sys_.state_labels == ["pendulum_q", "pendulum_qd"] and sys_.dropped_states == {}
+    # the system works in python-control: free response = the closed-form damped oscillation
+    T = np.linspace(0.0, 3.0, 301)
+    resp = control.initial_response(sys_, T, X0=[1e-2, 0.0])
+    expected = [scipy.linalg.expm(A_exact * t)[0, 0] * 1e-2 for t in T]
+    np.testing.assert_allclose(np.ravel(resp.outputs), expected, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(sys_.poles()),
+                               np.sort_complex(np.linalg.eigvals(A_exact)), rtol=1e-12)
     desc["outputs"] = [{"type": "q", "body": "pendulum"}, {"type": "qd", "body": "pendulum"}]
     model = _load(desc)
     sys_ = tl.linearize(model, x=[0.0, 0.0])
@@ -156,6 +160,45 @@ def test_linearize_pendulum_hanging():
     np.testing.assert_allclose(sys_.C, np.eye(2), rtol=0, atol=1e-14)
     assert sys_.output_labels == list(model.output_names) and len(sys_.output_labels) == 2
     assert sys_.B.shape == (2, 0) and sys_.D.shape == (2, 0)
+
+
+def test_one_state_no_input_system():
+    """``B`` is 1×0, the other shape python-control 0.10.2 collapses: a damped cart on a
+    frictionless rail (no spring) with its position dropped keeps one state, the rate,
+    with ``A = [[-c/m]]``; the position output reads the dropped state and is left out."""
+    m, c = 1.7, 0.6
+    s = tl.System("cart", gravity=[0.0, -G, 0.0])
+    s.body("cart", tl.Prismatic(axis=[1, 0, 0], damping=c), mass=m)
+    model = s.compile()
+    sys_ = tl.linearize(model, x=[0.0, 0.0], drop=["cart.q"])
+    np.testing.assert_allclose(sys_.A, [[-c / m]], rtol=1e-12)
+    assert (sys_.A.shape, sys_.B.shape, sys_.C.shape, sys_.D.shape) == ((1, 1), (1, 0), (0, 1),
+                                                                        (0, 0))
+    assert sys_.state_labels == ["cart_qd"] and sys_.output_labels == []
+    assert sys_.dropped_states == {"cart_q": "drop"} and sys_.dropped_outputs == ("cart_q",)
+    # the rate alone drives the position: keeping only the position is refused, naming both
+    with pytest.raises(tl.LinearizationError, match=r"'cart_qd'.*'cart_q'"):
+        tl.linearize(model, x=[0.0, 0.0], states=["cart_q"])
+
+
+def test_named_statespace_shapes_python_control_refuses():
+    from titop_lpv.linearize import named_statespace
+
+    A, C = np.array([[-2.0]]), np.array([[3.0]])
+    one = named_statespace(A, np.zeros((1, 0)), C, np.zeros((1, 0)), states=["s"], inputs=[],
+                           outputs=["y"], name="one")
+    assert (one.A.shape, one.B.shape, one.C.shape, one.D.shape) == ((1, 1), (1, 0), (1, 1),
+                                                                    (1, 0))
+    assert (one.state_labels, one.input_labels, one.output_labels) == (["s"], [], ["y"])
+    T = np.linspace(0.0, 1.0, 11)
+    resp = control.initial_response(one, T, X0=[1.0])
+    np.testing.assert_allclose(np.ravel(resp.outputs), 3.0 * np.exp(-2.0 * T), rtol=1e-6)
+    with pytest.raises(tl.LinearizationError, match="no state, no input and one output"):
+        named_statespace(np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((1, 0)),
+                         np.zeros((1, 0)), states=[], inputs=[], outputs=["y"], name="bad")
+    with pytest.raises(tl.LinearizationError, match="do not match"):
+        named_statespace(A, np.zeros((1, 1)), C, np.zeros((1, 0)), states=["s"], inputs=[],
+                         outputs=["y"], name="bad")
 
 
 def test_actuated_pendulum_input_matrix():
@@ -449,6 +492,8 @@ def test_spin_nutation_frequency(I1, I3):
     assert op.success
     sys_ = tl.linearize(model, op)
     assert sys_.state_labels == [f"body_{c}" for c in ("vx", "vy", "vz", "wx", "wy", "wz")]
+    cyclic = [f"body_{c}" for c in ("x", "y", "z", "phi", "theta", "psi")]
+    assert sys_.dropped_states == dict.fromkeys(cyclic, "cyclic")
     lam = np.linalg.eigvals(sys_.A)
     nutation = abs(I3 - I1) / I1 * omega
     for target in (1j * nutation, -1j * nutation):
@@ -461,6 +506,73 @@ def test_spin_nutation_frequency(I1, I3):
                              np.argmin(np.abs(lam + 1j * nutation))])
     others = others[np.argsort(others.imag)]
     np.testing.assert_allclose(others, [-1j * omega, 0.0, 0.0, 1j * omega], atol=1e-10)
+
+
+def test_turntable_spin_point_closed_form(caplog):
+    """A free turntable (inertia J about the vertical z) carrying a conical pendulum (point
+    mass m, arm ℓ, hinge at radius r), spinning at Ω. Lagrange, ρ = r − ℓ sin q:
+    q̈ = −(Ω² ρ cos q)/ℓ − (g/ℓ) sin q and (J + m ρ²) ψ̇ conserved, so at (Ω, q₀, 0)
+    ∂ψ̈/∂q̇ = 2 m ρ ℓ cos q₀ Ω / (J + m ρ²), ∂q̈/∂ψ̇ = −2 ρ cos q₀ Ω / ℓ,
+    ∂q̈/∂q = (Ω²/ℓ)(ℓ cos² q₀ + ρ sin q₀) − (g/ℓ) cos q₀.
+    The cyclic table angle is dropped and reported; its output too; what is left has one
+    output and no input (python-control 0.10.2 issue #1176)."""
+    J, m, r, ell, omega = 1.0, 1.0, 0.5, 0.6, 3.0
+    s = tl.System("turntable", gravity=[0.0, 0.0, -G])
+    s.body("table", tl.Revolute(axis=[0, 0, 1]), mass=5.0, inertia=J * np.eye(3),
+           ports={"rim": [r, 0.0, 0.0]})
+    s.body("bob", tl.Revolute(axis=[0, 1, 0]), parent="table.rim", mass=m,
+           com=[0.0, 0.0, -ell])
+    model = s.compile()
+    op = tl.trim(model, kind="spin", free=["bob.q"], guess={"bob.q": -0.3},
+                 spin={"body": "table", "axis": [0, 0, 1], "rate": omega})
+    assert op.success and op.cyclic == ("table_q",)
+    with caplog.at_level("INFO", logger="titop_lpv.linearize"):
+        sys_ = tl.linearize(model, op)
+    assert "table_q (cyclic)" in caplog.text
+    assert sys_.dropped_states == {"table_q": "cyclic"}
+    assert sys_.dropped_outputs == ("table_q",)
+    assert sys_.state_labels == ["table_qd", "bob_q", "bob_qd"]
+    assert sys_.output_labels == ["bob_q"] and sys_.input_labels == []
+    assert sys_.B.shape == (3, 0) and sys_.D.shape == (1, 0)
+    q0 = op["bob_q"]
+    rho = r - ell * np.sin(q0)
+    A = np.zeros((3, 3))
+    A[1, 2] = 1.0
+    A[0, 2] = 2 * m * rho * ell * np.cos(q0) * omega / (J + m * rho**2)
+    A[2, 0] = -2 * rho * np.cos(q0) * omega / ell
+    A[2, 1] = (omega**2 / ell) * (ell * np.cos(q0) ** 2 + rho * np.sin(q0)) - G / ell * np.cos(q0)
+    np.testing.assert_allclose(sys_.A, A, rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(sys_.C, [[0.0, 1.0, 0.0]])
+
+
+def test_state_subsets_and_dropped_states(balloon, balloon_op):
+    """``states=`` keeps the user's order and is the sub-block of the full model; every
+    state left out is reported with its reason."""
+    full = tl.linearize(balloon, balloon_op)
+    assert full.dropped_states == {} and full.dropped_outputs == ()
+    subset = ["pendulum2.q", "pendulum2_qd", "slider_q", "slider_qd", "pendulum1_q",
+              "pendulum1_qd", "balloon_vx", "balloon_vy", "balloon_vz", "balloon_wx",
+              "balloon_wy", "balloon_wz", "balloon_phi", "balloon_theta"]
+    sub = tl.linearize(balloon, balloon_op, states=subset, outputs=["slider_q", "pendulum2_q"])
+    names = [n.replace(".", "_") for n in subset]
+    assert sub.state_labels == names
+    idx = [full.state_labels.index(n) for n in names]
+    np.testing.assert_array_equal(sub.A, full.A[np.ix_(idx, idx)])
+    rows = [full.output_labels.index(n) for n in sub.output_labels]
+    np.testing.assert_array_equal(sub.C, full.C[np.ix_(rows, idx)])
+    assert sub.dropped_states == dict.fromkeys(
+        ["balloon_x", "balloon_y", "balloon_z", "balloon_psi"], "not selected")
+    assert sub.dropped_outputs == ()  # outputs were named explicitly
+    # the same reduction by drop_integrators and by drop=, with their reasons
+    auto = tl.linearize(balloon, balloon_op, drop=["balloon.y"], drop_integrators=True)
+    assert auto.dropped_states == {"balloon_x": "integrator", "balloon_y": "drop",
+                                   "balloon_z": "integrator", "balloon_psi": "integrator"}
+    assert set(auto.dropped_outputs) == {"balloon_x", "balloon_y", "balloon_z", "balloon_psi"}
+    # a subset that leaves out a state a kept one depends on is refused, naming both
+    with pytest.raises(tl.LinearizationError, match=r"'slider_qd'.*'slider_q'"):
+        tl.linearize(balloon, balloon_op, states=["slider_q"])
+    with pytest.raises(tl.UnknownNameError, match="balloon_nope"):
+        tl.linearize(balloon, balloon_op, states=["balloon_nope"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,10 +9,15 @@ The linear model acts on deviations from the operating point (``δx = x − x₀
 ``δu = u − u₀``, ``δy = y − y₀``)::
 
     δẋ = A δx + B δu,    δy = C δx + D δu.
+
+States that :func:`linearize` leaves out (cyclic states of a spin point, pure integrators,
+``drop=``, ``states=``) are listed on the returned system as ``sys.dropped_states``
+(``name -> reason``) and logged at INFO level on the ``titop_lpv.linearize`` logger.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +29,10 @@ from .exceptions import TitopError, UnknownNameError
 from .model.compiled import Model
 from .operating_point import OperatingPoint
 
-__all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize"]
+__all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
 
 STEP = 1e-30
+_log = logging.getLogger(__name__)
 
 
 class LinearizationError(TitopError, ValueError):
@@ -134,6 +140,69 @@ def _integrators(model: Model, A: np.ndarray, keep: list[int]) -> list[int]:
             and abs(A[s, s]) <= 1e-12 * scale]
 
 
+def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
+                     inputs: Sequence[str], outputs: Sequence[str],
+                     name: str) -> control.StateSpace:
+    """``control.StateSpace`` with named signals, also for shapes python-control 0.10.2 refuses.
+
+    python-control 0.10.2 (issue #1176, fixed upstream by pull request #1221 but not yet
+    released) turns every ``(1, 0)`` matrix into ``(0, 0)`` before checking the shapes, so it
+    refuses a system without inputs that has one output (``D`` is 1×0) or one state (``B`` is
+    1×0). We then build the system with one placeholder input (a zero column of ``B`` and
+    ``D``), remove it with ``set_inputs([])`` and put back the true empty ``B`` and ``D``; the
+    shapes and names are verified before the system is returned. Response, pole and
+    frequency-response functions work on the result; python-control operations that rebuild
+    a state-space object from such a system (``sample``, ``ss2tf``) still hit the bug.
+
+    Parameters
+    ----------
+    A, B, C, D : array_like
+        ``(n_x, n_x)``, ``(n_x, n_u)``, ``(n_y, n_x)``, ``(n_y, n_u)``.
+    states, inputs, outputs : sequence of str
+        Signal names, ``n_x``, ``n_u`` and ``n_y`` of them.
+    name : str
+        System name.
+
+    Returns
+    -------
+    control.StateSpace
+
+    Raises
+    ------
+    LinearizationError
+        A system python-control cannot hold even so (no state, one output, no input).
+    """
+    A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))
+    n_x, n_u, n_y = len(states), len(inputs), len(outputs)
+    if (A.shape, B.shape, C.shape, D.shape) != ((n_x, n_x), (n_x, n_u), (n_y, n_x), (n_y, n_u)):
+        raise LinearizationError(
+            f"state-space shapes A {A.shape}, B {B.shape}, C {C.shape}, D {D.shape} do not match "
+            f"{n_x} states, {n_u} inputs and {n_y} outputs")
+    names = {"states": list(states), "inputs": list(inputs), "outputs": list(outputs)}
+    # python-control 0.10.2 collapses a (1, 0) B or D to (0, 0), then refuses it
+    try:
+        return control.ss(A, B, C, D, name=name, **names)
+    except control.ControlDimension as err:
+        if not (n_u == 0 and (n_x == 1 or n_y == 1)):
+            raise LinearizationError(f"python-control {control.__version__} refuses the "
+                                     f"system: {err}") from None
+    if n_x == 0:
+        raise LinearizationError(
+            f"python-control {control.__version__} cannot hold a system with no state, no input "
+            f"and one output ({outputs[0]!r}): keep a state, an input or a second output")
+    placeholder = "_placeholder_input"
+    sys = control.ss(A, np.zeros((n_x, 1)), C, np.zeros((n_y, 1)), name=name,
+                     states=names["states"], inputs=[placeholder], outputs=names["outputs"])
+    sys.set_inputs([])
+    sys.B, sys.D = B.reshape(n_x, 0), D.reshape(n_y, 0)
+    if (sys.ninputs, sys.B.shape, sys.D.shape, sys.input_labels) != (0, B.shape, D.shape, []) \
+            or sys.state_labels != names["states"] or sys.output_labels != names["outputs"]:
+        raise LinearizationError(  # a python-control whose internals changed: say so
+            f"python-control {control.__version__}: the workaround for a system with no input "
+            f"and one output or state (issue #1176) did not give the expected shapes")
+    return sys
+
+
 def linearize(
     model: Model,
     op: OperatingPoint | None = None,
@@ -182,7 +251,22 @@ def linearize(
     control.StateSpace
         ``δẋ = A δx + B δu``, ``δy = C δx + D δu``, on deviations from the operating point,
         with named states, inputs and outputs. For a spin operating point the cyclic states
-        (attitude, position of the spinning body) are dropped.
+        (attitude, position of the spinning body) are dropped. Two extra attributes say
+        what was left out (they are ours: python-control's ``copy`` and operations on the
+        system do not carry them):
+
+        ``dropped_states`` : dict of str to str
+            Every model state that is not a state of the system, in the model's order,
+            with the reason: ``"cyclic"`` (spin point), ``"integrator"``
+            (``drop_integrators``), ``"drop"`` (``drop=``) or ``"not selected"``
+            (``states=``). The same list is logged at INFO level on the
+            ``titop_lpv.linearize`` logger.
+        ``dropped_outputs`` : tuple of str
+            Model outputs left out because they read a dropped state (only when
+            ``outputs`` is None).
+
+        With no input and one output (or one state) python-control 0.10.2 cannot build
+        the system directly (its issue #1176); :func:`named_statespace` works around it.
 
     Raises
     ------
@@ -200,17 +284,21 @@ def linearize(
         raise TypeError("linearize needs an operating point `op` or a state `x`")
     J = jacobians(model, x, u, params)
     n_x = model.n_states
+    reasons: dict[int, str] = {}
+    order = list(range(n_x))  # the kept states' order: the model's, or the user's `states`
     if states is not None:
-        keep = _select(model.state_names, states, "state")
-    else:
-        keep = list(range(n_x))
-    dropped = set(_select(model.state_names, list(drop), "state"))
+        order = list(dict.fromkeys(_select(model.state_names, states, "state")))
+        reasons.update((s, "not selected") for s in range(n_x) if s not in order)
+    for s in _select(model.state_names, list(drop), "state"):
+        reasons.setdefault(s, "drop")
     if op is not None and op.cyclic:
-        dropped |= set(_select(model.state_names, list(op.cyclic), "state"))
+        for s in _select(model.state_names, list(op.cyclic), "state"):
+            reasons.setdefault(s, "cyclic")
     if drop_integrators:
-        dropped |= set(_integrators(model, J.A, keep))
-    keep = [s for s in keep if s not in dropped]
-    removed = [s for s in range(n_x) if s not in keep]
+        for s in _integrators(model, J.A, [s for s in order if s not in reasons]):
+            reasons.setdefault(s, "integrator")
+    keep = [s for s in order if s not in reasons]
+    removed = sorted(reasons)
     scale = max(1.0, float(np.max(np.abs(J.A))))
     for s in removed:
         col = J.A[keep, s]
@@ -246,13 +334,14 @@ def linearize(
         B = np.hstack([B, residual[:, None]])
         D = np.hstack([D, np.zeros((D.shape[0], 1))])
         input_names.append("drift")
-    try:
-        return control.ss(A, B, C, D, states=[model.state_names[s] for s in keep],
-                          inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
-                          name=name or f"{model.name}_lin")
-    except control.ControlDimension as err:  # python-control issue #1176 (fixed upstream)
-        raise LinearizationError(
-            f"python-control {control.__version__} cannot hold this system ({err}); a system "
-            "with one output and no input loses its 1×0 D matrix: keep an input or a second "
-            "output"
-        ) from None
+    sys = named_statespace(A, B, C, D, states=[model.state_names[s] for s in keep],
+                           inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
+                           name=name or f"{model.name}_lin")
+    sys.dropped_states = {model.state_names[s]: reasons[s] for s in removed}
+    sys.dropped_outputs = tuple(model.output_names[k] for k in range(model.n_outputs)
+                                if outputs is None and k not in out_idx)
+    if removed:
+        _log.info("linearize(%s): dropped states %s; outputs left out: %s", model.name,
+                  ", ".join(f"{n} ({r})" for n, r in sys.dropped_states.items()),
+                  ", ".join(sys.dropped_outputs) or "none")
+    return sys
