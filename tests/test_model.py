@@ -651,7 +651,8 @@ def test_trajectory_lookup(balloon_traj, balloon_model):
         tr["nonsense"]
 
 
-def test_trajectory_plot(balloon_traj):
+@pytest.mark.parametrize("dotted", [False, True], ids=["underscore", "dotted"])
+def test_trajectory_plot(balloon_traj, dotted):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -659,7 +660,9 @@ def test_trajectory_plot(balloon_traj):
     from matplotlib.figure import Figure
 
     names = ["balloon_x", "balloon_y", "balloon_z", "balloon_phi", "balloon_theta",
-             "balloon_psi", "slider_q", "pendulum1.q", "pendulum2_q"]
+             "balloon_psi", "slider_q", "pendulum1_q", "pendulum2_q"]
+    if dotted:  # the issue's own call: traj.plot(["balloon.x", ..., "pendulum2.q"])
+        names = [n.replace("_", ".") for n in names]
     fig = balloon_traj.plot(names)
     try:
         assert isinstance(fig, Figure)

@@ -317,13 +317,18 @@ def test_complex_step_params(case):
 # invariance under a rotation of the world
 # --------------------------------------------------------------------------------------------
 def rotated_description(desc: dict, rot: np.ndarray) -> dict:
-    """The same system seen from a world frame rotated by ``rot`` (fixed root at the origin)."""
+    """The same system seen from a world frame rotated by ``rot`` (root joint at the origin).
+
+    A fixed root's joint rotation is turned; a floating root's pose is part of the state
+    (the test turns it there).
+    """
     out = copy.deepcopy(pp.resolve(desc))
     out["gravity"] = (rot @ np.asarray(out["gravity"])).tolist()
     roots = [b for b in out["bodies"] if b.get("parent") is None]
-    assert len(roots) == 1 and roots[0]["joint"]["type"] != "free"
+    assert len(roots) == 1
     joint = roots[0]["joint"]
-    joint["rotation"] = (rot @ np.asarray(joint.get("rotation", np.eye(3)))).tolist()
+    if joint["type"] != "free":
+        joint["rotation"] = (rot @ np.asarray(joint.get("rotation", np.eye(3)))).tolist()
     for load in out["loads"]:
         if load["type"] in ("force", "torque") and load.get("frame", "inertial") == "inertial":
             key = load["type"]
@@ -349,3 +354,33 @@ def test_rotating_the_world_leaves_joint_accelerations_unchanged(seed):
                                    rtol=0, atol=1e-10, err_msg=body)
         np.testing.assert_allclose(turned.rotation(x, body), rot @ model.rotation(x, body),
                                    rtol=0, atol=1e-10, err_msg=body)
+
+
+@pytest.mark.parametrize("seed", [42, 44, 46, 48, 50])
+def test_rotating_the_world_around_a_floating_base(seed):
+    """Free root: turn gravity, inertial loads and the base pose (position, attitude) by a
+    random rotation; the body-frame twist rates and joint accelerations do not change and
+    the position rates turn with the world."""
+    desc = models.random_tree(seed, 3 + seed % 20, "free", params=seed % 4 == 2)
+    rot = Rotation.random(random_state=np.random.default_rng(seed)).as_matrix()
+    model = tl.load_model(desc)
+    turned = tl.load_model(rotated_description(desc, rot))
+    x, u = random_state(model, desc, seed)
+    base = model.body_names[0]
+    pos = [model.state_index(f"{base}_{c}") for c in "xyz"]
+    ang = [model.state_index(f"{base}_{name}") for name in EULER]
+    x_turned = x.copy()
+    x_turned[pos] = rot @ x[pos]
+    x_turned[ang] = dcm_to_euler(rot @ model.rotation(x, base), model.euler)
+    np.testing.assert_allclose(turned.rotation(x_turned, base), rot @ model.rotation(x, base),
+                               rtol=0, atol=1e-12)
+    xdot = model.dynamics(0.0, x, u)
+    xdot_turned = turned.dynamics(0.0, x_turned, u)
+    assert np.max(np.abs(xdot)) > 0.1
+    same = [k for k in range(model.n_states) if k not in pos + ang]
+    assert max_rel_err(xdot_turned[same], xdot[same]) <= 1e-10
+    assert max_rel_err(xdot_turned[pos], rot @ xdot[pos]) <= 1e-10
+    for body in model.body_names:
+        np.testing.assert_allclose(turned.position(x_turned, body),
+                                   rot @ model.position(x, body), rtol=0, atol=1e-10,
+                                   err_msg=body)

@@ -118,8 +118,9 @@ def simulate(
     t_eval : array_like, optional
         Output times (default: ``n_points`` evenly spaced over ``t_span``).
     method, rtol, atol, max_step
-        Passed to ``solve_ivp``. The defaults (DOP853, 1e-9, 1e-11) keep the energy of the
-        undamped balloon to about 1e-8 J over 20 s.
+        Passed to ``solve_ivp``. With the defaults (DOP853, 1e-9, 1e-11) the energy of the
+        undamped balloon (about 107 J exchanged between kinetic and potential) drifts by
+        2.3e-7 J over 20 s; ``rtol=1e-10, atol=1e-12`` brings the drift to 2.5e-8 J.
     progress : bool or callable
         ``True``: a progress bar on stderr for runs longer than 0.5 s; a callable
         ``f(t, t_final)`` is called as the solver advances; ``False`` (default): silent.

@@ -603,7 +603,8 @@ def _lookup(names: tuple[str, ...], name: str, what: str) -> int:
     for candidate in (name, name.replace(".", "_") if isinstance(name, str) else name):
         if candidate in names:
             return names.index(candidate)
-    raise UnknownNameError(f"unknown {what} {name!r}; {what}s are: {list(names)}")
+    plural = "bodies" if what == "body" else f"{what}s"
+    raise UnknownNameError(f"unknown {what} {name!r}; {plural} are: {list(names)}")
 
 
 def compile_system(system: System) -> Model:
