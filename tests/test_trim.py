@@ -6,8 +6,13 @@
 * a hinged panel on a torsional spring on a spinning hub: balance of the centrifugal and
   spring moments (closed form, solved by brentq); Ω = 0 gives the rest angle;
 * a robot arm held by free joint torques: inverse dynamics at zero velocity/acceleration;
+* a steady spin that is not a relative equilibrium (gravity across the spin axis) is
+  refused; legitimate spins (no gravity, gravity along the axis, buoyancy = weight) hold
+  still under simulation;
+* dependent free variables (coaxial hinges: only the sum matters) are found by rank and pinned;
 * continuation over 31 points; a point without equilibrium is reported;
-* specification errors name the variable.
+* failures are loud (over-determined without solution, evaluation budget) and
+  specification errors name the variable.
 """
 
 from __future__ import annotations
@@ -258,3 +263,163 @@ def test_operating_point_accessors(balloon):
     assert d["pendulum1_q"] == op["pendulum1_q"]
     assert "d/dt pendulum2_qd" in op.report()
     assert op._repr_html_().startswith("<pre>")
+
+
+def _reduced_drift(model: tl.Model, op: tl.OperatingPoint, duration: float = 2.0) -> float:
+    """Largest change of the non-cyclic states simulated from ``op`` (independent check)."""
+    traj = tl.simulate(model, (0.0, duration), x0=op.x, t_eval=[0.0, duration], rtol=1e-11,
+                       atol=1e-12)
+    keep = [i for i, n in enumerate(model.state_names) if n not in op.cyclic]
+    return float(np.max(np.abs(traj.x[-1, keep] - op.x[keep])))
+
+
+def _hub(gravity, buoyancy=False, panels=True, k=40.0, rest=0.4, m=3.0, ell=1.2, radius=0.8):
+    """The spinning hub of _spinning_hub with gravity, optional buoyancy and panels."""
+    s = tl.System("hub", gravity=gravity)
+    s.body("hub", tl.Free(), mass=50.0, inertia=np.diag([20.0, 20.0, 30.0]),
+           ports={"p1": [radius, 0, 0], "p2": [-radius, 0, 0]})
+    if panels:
+        for name, port, rot in (("panel1", "p1", np.eye(3)),
+                                ("panel2", "p2", np.diag([-1.0, -1.0, 1.0]))):
+            s.body(name, tl.Revolute(axis=[0, 1, 0], stiffness=k, rest=rest, q0=rest,
+                                     rotation=rot), parent=f"hub.{port}", mass=m,
+                   com=[ell, 0.0, 0.0])
+    if buoyancy:
+        s.buoyancy("hub", "com")  # the whole weight, at the hub's centre of mass
+    return s.compile()
+
+
+def test_spin_across_gravity_is_not_a_relative_equilibrium():
+    """A free hub under gravity −y spun about its z axis: the origin velocity that cancels
+    gravity at the solved attitude does not at the next; refused, and the simulation
+    confirms that the reduced state runs away."""
+    model = _hub([0.0, -G, 0.0], panels=False)
+    spin = {"body": "hub", "axis": [0, 0, 1], "rate": 2.0}
+    with pytest.raises(tl.TrimError, match="NOT a relative equilibrium") as err:
+        tl.trim(model, kind="spin", spin=spin)
+    assert "gravity" in str(err.value) and "d/dt hub_v" in str(err.value)
+    op = tl.trim(model, kind="spin", spin=spin, strict=False)
+    assert not op.success and op.residual_norm <= op.tolerance  # stationary at one attitude
+    assert _reduced_drift(model, op) > 1.0  # m/s: the audit measured 23 m/s in 2 s
+    # with hinged panels too, and for a turntable whose axis is not vertical
+    with pytest.raises(tl.TrimError, match="NOT a relative equilibrium"):
+        tl.trim(_hub([0.0, -G, 0.0]), kind="spin", spin=spin, free=["panel1.q", "panel2.q"])
+    s = tl.System("tilted_turntable", gravity=[0.0, -G, 0.0])
+    s.body("table", tl.Revolute(axis=[0, 0, 1]), mass=5.0, inertia=np.eye(3),
+           ports={"rim": [0.5, 0.0, 0.0]})
+    s.body("bob", tl.Revolute(axis=[0, 1, 0]), parent="table.rim", mass=1.0,
+           com=[0.0, 0.0, -0.6])
+    with pytest.raises(tl.TrimError, match="NOT a relative equilibrium"):
+        tl.trim(s.compile(), kind="spin", free=["bob.q"], guess={"bob.q": -0.3},
+                spin={"body": "table", "axis": [0, 0, 1], "rate": 3.0})
+
+
+def test_spin_along_gravity_with_buoyancy_closed_form():
+    """Gravity along the spin axis, weight carried by buoyancy at the hub: the panels balance
+    spring, centrifugal and gravity moments; the point holds still under simulation."""
+    k, rest, m, ell, radius, omega = 40.0, 0.4, 3.0, 1.2, 0.8, 2.0
+    model = _hub([0.0, 0.0, -G], buoyancy=True)
+    op = tl.trim(model, kind="spin", free=["panel1.q", "panel2.q"],
+                 spin={"body": "hub", "axis": [0, 0, 1], "rate": omega})
+    assert op.success and op.residual_norm <= 1e-10
+
+    # com at ℓ (cos q, 0, −sin q) in the hub frame: weight −m g z gives +m g ℓ cos q about y
+    def moment(q):
+        return (-k * (q - rest) - m * omega**2 * ell * np.sin(q) * (radius + ell * np.cos(q))
+                + m * G * ell * np.cos(q))
+
+    exact = brentq(moment, -1.0, 1.5, xtol=1e-15, rtol=1e-15)
+    np.testing.assert_allclose([op["panel1_q"], op["panel2_q"]], exact, rtol=1e-11)
+    assert _reduced_drift(model, op) <= 1e-8
+
+
+def test_spin_across_gravity_balanced_by_buoyancy():
+    """Buoyancy equal to the weight at the centre of mass: no net load at any attitude, so a
+    spin about an axis across gravity is a relative equilibrium with zero origin velocity."""
+    model = _hub([0.0, -G, 0.0], buoyancy=True, panels=False)
+    op = tl.trim(model, kind="spin", spin={"body": "hub", "axis": [0, 0, 1], "rate": 2.0})
+    assert op.success and op.pinned == ("hub_vz",)  # the velocity along the axis is neutral
+    np.testing.assert_allclose([op["hub_vx"], op["hub_vy"]], 0.0, atol=1e-12)
+    assert _reduced_drift(model, op) <= 1e-8
+
+
+def _coaxial(T=3.0, m=2.0, L=0.5):
+    """Two hinges on one axis (z): a hub with its mass on the axis, then an arm with a
+    constant body torque T. Only q_a + q_b matters: T = m g L sin(q_a + q_b)."""
+    s = tl.System("coaxial", gravity=[0.0, -G, 0.0])
+    s.parameter("T", T)
+    s.body("a", tl.Revolute(axis=[0, 0, 1]), mass=1.0, inertia=0.1 * np.eye(3))
+    s.body("b", tl.Revolute(axis=[0, 0, 1], q0=0.3), parent="a", mass=m, com=[0.0, -L, 0.0])
+    s.torque("b", [0.0, 0.0, "T"], frame="body")
+    return s.compile()
+
+
+def test_coaxial_hinges_dependent_variable_is_pinned():
+    T, m, L = 3.0, 2.0, 0.5
+    model = _coaxial(T, m, L)
+    op = tl.trim(model, free=["a.q", "b.q"])
+    assert op.success and op.rank_deficiency == 0
+    assert len(op.pinned) == 1 and set(op.pinned) | set(op.free) == {"a_q", "b_q"}
+    (pinned,) = op.pinned
+    assert op[pinned] == model.default_state()[model.state_index(pinned)]  # initial value
+    np.testing.assert_allclose(op["a_q"] + op["b_q"], np.arcsin(T / (m * G * L)), rtol=1e-12)
+    assert "pinned" in op.report() and pinned in op.report()
+    # without pinning the solver still finds a point of the manifold, which is not isolated
+    loose = tl.trim(model, free=["a.q", "b.q"], pin_neutral=False)
+    assert loose.success and loose.pinned == () and loose.rank_deficiency == 1
+    np.testing.assert_allclose(loose["a_q"] + loose["b_q"], np.arcsin(T / (m * G * L)),
+                               rtol=1e-12)
+
+
+def test_overdetermined_spec_without_solution_is_loud(balloon):
+    """Tilted balloon, pendulums held off the vertical, only the slider free: 9 equations,
+    1 unknown, no solution."""
+    model = _tilted_balloon(balloon)
+    with pytest.raises(tl.TrimError) as err:
+        tl.trim(model, free=["slider.q"], fixed=HANGING)
+    text = str(err.value)
+    assert err.value.op.residual_norm > 1.0
+    assert f"max |residual| = {err.value.op.residual_norm:.3e}" in text
+    assert "rank 1 for 9 equations and 1 free" in text
+    assert "more equations than unknowns and no solution" in text
+
+
+def test_evaluation_budget_is_a_cap_and_named(balloon):
+    for budget in (1, 3):
+        op = tl.trim(balloon, free=BALLOON_FREE, guess=HANGING, max_nfev=budget, strict=False)
+        assert not op.success and op.nfev == budget
+        assert f"evaluation budget max_nfev = {budget} was used up" in op.message
+        assert "more equations than unknowns" not in op.message  # well posed, just stopped
+    with pytest.raises(tl.TrimError, match="evaluation budget"):
+        tl.trim(balloon, free=BALLOON_FREE, guess=HANGING, max_nfev=2)
+    op = tl.trim(balloon, free=BALLOON_FREE, guess=HANGING)
+    assert op.success and op.nfev <= 200
+    for bad in (0, 2.5, True):
+        with pytest.raises(tl.TrimSpecError, match="max_nfev"):
+            tl.trim(balloon, free=BALLOON_FREE, max_nfev=bad)
+    with pytest.raises(tl.TrimSpecError, match="tol"):
+        tl.trim(balloon, free=BALLOON_FREE, tol=-1.0)
+
+
+def test_sweep_refuses_a_grid_parameter_that_is_free(balloon):
+    with pytest.raises(tl.TrimSpecError, match="'k' is both a grid parameter and free"):
+        tl.trim_sweep(balloon, {"k": [30.0, 40.0]}, free=["k", *BALLOON_FREE], progress=False)
+    with pytest.raises(tl.TrimSpecError, match="'k' is both a grid parameter and fixed"):
+        tl.trim_sweep(balloon, {"k": [30.0, 40.0]}, free=BALLOON_FREE, fixed={"k": 1.0},
+                      progress=False)
+
+
+def test_sweep_strict_raises_on_the_first_failed_point():
+    s = tl.System("pushed", gravity=[0.0, -G, 0.0])
+    s.parameter("T", 0.0)
+    s.body("arm", tl.Revolute(axis=[0, 0, 1]), mass=2.0, com=[0.0, -0.5, 0.0])
+    s.torque("arm", [0.0, 0.0, "T"], frame="body")
+    model = s.compile()
+    limit = 2.0 * G * 0.5
+    with pytest.raises(tl.TrimError, match=r"grid point \(2,\) \(T=12\)") as err:
+        tl.trim_sweep(model, {"T": [0.0, 0.5 * limit, 12.0, 13.0]}, free=["arm_q"],
+                      progress=False, strict=True)
+    assert err.value.sweep.success.tolist() == [True, True, False, False]
+    sweep = tl.trim_sweep(model, {"T": [0.0, 0.5 * limit]}, free=["arm_q"], progress=False,
+                          strict=True)
+    np.testing.assert_allclose(sweep.values("arm_q"), [0.0, np.arcsin(0.5)], atol=1e-12)

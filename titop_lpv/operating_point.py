@@ -41,9 +41,11 @@ class OperatingPoint:
     residual : ndarray
         Equation residuals (SI units of accelerations: m/s², rad/s²).
     free, fixed, pinned : tuple of str
-        Variables solved for; held at given or default values; and neutral variables the
-        equations do not determine (e.g. a floating base's horizontal position and heading
-        under buoyancy) that were held at their initial values.
+        Variables solved for; held at given or default values; and dependent variables
+        held at their initial values: freed, but the equations do not depend on them (a
+        floating base's horizontal position and heading under buoyancy) or depend on them
+        only through the other free variables (two coaxial hinges: only the sum of the
+        angles matters), as found from the rank of the Jacobian.
     cyclic : tuple of str
         States excluded from a spin equilibrium (attitude, position).
     spin : dict or None
@@ -55,7 +57,8 @@ class OperatingPoint:
     tolerance : float
         Tolerance on ``max |residual|``.
     nfev : int
-        Residual evaluations.
+        Solver evaluations (one per residual, one per batched Jacobian), at most the
+        ``max_nfev`` given to :func:`titop_lpv.trim`.
     rank_deficiency : int
         Null-space dimension of the Jacobian at the solution w.r.t. the free variables
         (0: the equilibrium is isolated).
@@ -148,7 +151,8 @@ class OperatingPoint:
             lines.append(f"  spin: body {self.spin['body']!r}, axis {axis}, "
                          f"rate {self.spin['rate']:g} rad/s")
         if self.pinned:
-            lines.append(f"  pinned (neutral: the equations do not depend on them): "
+            lines.append(f"  pinned at their initial values (the equations do not depend on "
+                         f"them independently of the other free variables): "
                          f"{', '.join(self.pinned)}")
         if self.rank_deficiency:
             lines.append(f"  the equilibrium is not isolated: {self.rank_deficiency} "

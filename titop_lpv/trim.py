@@ -4,13 +4,21 @@
 derivatives of the velocity states) — for the variables the user frees (configuration
 states, inputs, parameters), the others being fixed at given or default values. The
 Jacobian of the equations is exact (complex step through the whole evaluation, all
-directions in one batched call) and the equations are solved by ``scipy.optimize``'s
-trust-region least squares, so over- and under-determined specifications are handled
-alike; the result is an equilibrium only if the residual meets the tolerance.
+directions in one batched call). The equations are solved by Gauss–Newton steps
+(minimum-norm least-squares steps with backtracking), which converge quadratically where
+the problem is well posed; if they stall, ``scipy.optimize``'s trust-region reflective
+least squares takes over from the best point. Both handle over- and under-determined
+specifications; the result is an equilibrium only if the residual meets the tolerance.
 
-Neutral variables (the equations do not depend on them, like the horizontal position and
-heading of a floating base under buoyancy) are detected from the Jacobian, held at their
-initial values and reported as ``pinned``.
+Dependent free variables (the equations do not depend on them, like the horizontal
+position and heading of a floating base under buoyancy, or depend on them only through
+other free variables, like two coaxial hinges of which only the sum of the angles matters)
+are found from the rank of the Jacobian at a few sample points, held at their initial
+values and reported as ``pinned``.
+
+A steady spin is checked to be a relative equilibrium: the reduced residual is evaluated
+again along the orbit (attitude turned about the spin axis, position moved along the screw
+motion); a point that is stationary at one attitude only is not returned as a success.
 """
 
 from __future__ import annotations
@@ -20,15 +28,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.linalg import qr
 from scipy.optimize import least_squares
 
+from .euler import dcm_to_euler, euler_to_dcm
 from .exceptions import TitopError, UnknownNameError
 from .model.compiled import FREE, REVOLUTE, Model
 from .operating_point import OperatingPoint
+from .spatial import skew
 
 __all__ = ["TrimError", "TrimSpecError", "trim"]
 
 STEP = 1e-30  # complex step
+RANK_TOL = 1e-9  # relative threshold on singular values / QR pivots for the numerical rank
+# angles [rad] by which a spin solution is turned along its orbit to check that it is a
+# relative equilibrium (generic values: no multiple of π/2, no symmetry hides a change)
+ORBIT_ANGLES = np.array([0.9, 2.2, 3.7, 5.1])
 
 
 class TrimSpecError(TitopError, ValueError):
@@ -37,16 +52,32 @@ class TrimSpecError(TitopError, ValueError):
 
 
 class TrimError(TitopError, RuntimeError):
-    """No equilibrium was found within the tolerance; :attr:`op` holds the best point."""
+    """No equilibrium was found within the tolerance; :attr:`op` holds the best point.
 
-    def __init__(self, op: OperatingPoint):
+    The message quotes the largest residual, the tolerance and the reason (solver status,
+    rank of the Jacobian, evaluation budget, or a spin that is not a relative equilibrium).
+
+    Attributes
+    ----------
+    op : OperatingPoint
+        The best point found (``success=False``).
+    sweep : TrimSweep or None
+        Raised by ``trim_sweep(..., strict=True)``: the whole sweep.
+    """
+
+    def __init__(self, op: OperatingPoint, where: str = ""):
         self.op = op
+        self.sweep: Any = None
         worst = int(np.argmax(np.abs(op.residual))) if op.residual.size else 0
-        where = (f"; largest residual d/dt {op.residual_names[worst]} = "
-                 f"{op.residual[worst]:.3e}" if op.residual.size else "")
-        super().__init__(
-            f"trim of {op.model_name!r} ({op.kind}) failed: max |residual| = "
-            f"{op.residual_norm:.3e} > tolerance {op.tolerance:.1e}{where}. {op.message}")
+        largest = (f"; largest residual d/dt {op.residual_names[worst]} = "
+                   f"{op.residual[worst]:.3e}" if op.residual.size else "")
+        head = f"trim of {op.model_name!r} ({op.kind}){f' at {where}' if where else ''} failed"
+        if op.residual_norm <= op.tolerance:  # met at the point, refused for another reason
+            super().__init__(f"{head} although max |residual| = {op.residual_norm:.3e} <= "
+                             f"tolerance {op.tolerance:.1e}: {op.message}")
+        else:
+            super().__init__(f"{head}: max |residual| = {op.residual_norm:.3e} > tolerance "
+                             f"{op.tolerance:.1e}{largest}. {op.message}")
 
 
 @dataclass
@@ -136,6 +167,8 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set
             raise TrimSpecError(f"spin: axis {axis.tolist()} is not the axis "
                                 f"{joint_axis.tolist()} of body {body!r}'s revolute joint")
         x[model.qd_index[b]] = rate * float(joint_axis @ axis)
+        if model._base >= 0:  # the floating base (if any) does not move
+            x[model._base:model._base + 6] = 0.0
         cyclic = [model.state_names[model.q_index[b]]]
     else:
         raise TrimSpecError(f"spin: body {body!r} must be the floating base or have a revolute "
@@ -178,8 +211,12 @@ def trim(
         rad/s). For a floating base: its angular velocity is Ω·axis, its origin velocity
         is solved for (added to ``free`` unless fixed), its position and attitude are
         cyclic (excluded). For a body on a revolute joint about ``axis``: the joint rate is
-        Ω and its angle is cyclic. Every other joint rate is zero; the joint angles are
-        balanced by the centrifugal loads.
+        Ω and its angle is cyclic (a floating base, if any, is at rest). Every other joint
+        rate is zero; the joint angles are balanced by the centrifugal loads. A solution is
+        a success only if it is a relative equilibrium: the residual is evaluated again
+        with the spinning body turned about the axis by the angles :data:`ORBIT_ANGLES`
+        (position moved along the screw motion) and must meet ``tol`` there too — a spin
+        under gravity (or another load) not parallel to the axis is not one.
     params : dict, optional
         Parameter values (the baseline; ``fixed`` and ``free`` override).
     x0 : array_like, optional
@@ -189,9 +226,17 @@ def trim(
     tol : float
         Success iff ``max |residual| <= tol`` (accelerations, m/s² and rad/s²). Default 1e-10.
     max_nfev : int
-        Maximum residual evaluations of the least-squares solver.
+        Evaluation budget of the solver (default 200), a hard cap: Gauss–Newton and the
+        trust-region fallback together, one residual evaluation counting 1 and one exact
+        Jacobian (a single batched complex-step call) counting 1. The rank detection of
+        dependent variables before the solve (3 Jacobians) and the checks after it are not
+        counted. The evaluations used are :attr:`OperatingPoint.nfev`; a solve stopped by
+        the budget fails with a message that says so.
     pin_neutral : bool
-        Hold variables the equations do not depend on at their initial values (default).
+        Hold dependent free variables at their initial values (default): those the
+        equations do not depend on, or depend on only through the other free variables,
+        found by a column-pivoted QR of the Jacobians at three sample points; they are
+        listed in :attr:`OperatingPoint.pinned`.
     strict : bool
         Raise :class:`TrimError` when no equilibrium is found (default); otherwise return
         the best point with ``success=False``.
@@ -209,6 +254,10 @@ def trim(
     """
     if kind not in ("static", "spin"):
         raise TrimSpecError(f"kind must be 'static' or 'spin', got {kind!r}")
+    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
+        raise TrimSpecError(f"tol must be a positive finite number, got {tol!r}")
+    if isinstance(max_nfev, bool) or not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1:
+        raise TrimSpecError(f"max_nfev must be a positive integer, got {max_nfev!r}")
     if (kind == "spin") != (spin is not None):
         raise TrimSpecError("kind='spin' needs spin={'body', 'axis', 'rate'} (and only it)")
     table = _names(model)
@@ -281,46 +330,160 @@ def trim(
                   fixed=[k for k in table if k not in free_list and k not in cyclic])
 
 
-def _neutral(prob: _Problem, z0: np.ndarray) -> list[int]:
-    """Free variables whose Jacobian column vanishes at z0 and at two perturbed points."""
+def _dependent(prob: _Problem, z0: np.ndarray) -> list[int]:
+    """Free variables that the equations do not determine independently of the others.
+
+    The Jacobians at ``z0`` and at two perturbed points are stacked (a direction of the free
+    variables that leaves the residual unchanged at all three points is taken as neutral),
+    their columns are scaled to unit norm (units do not matter) and a column-pivoted QR
+    picks a maximal set of independent columns; the others are returned, in the order of
+    ``prob.free``. A zero column (the equations do not depend on the variable) is always
+    dependent; two columns that stay parallel (two coaxial hinges of which only the sum of
+    the angles matters) give one dependent variable.
+    """
     rng = np.random.default_rng(0)
     zs = [z0, z0 + 0.1 * rng.standard_normal(z0.size), z0 + 0.1 * rng.standard_normal(z0.size)]
-    norms = np.zeros(z0.size)
-    scale = 0.0
-    for z in zs:
-        J = prob.jacobian(z)
-        col = np.sqrt(np.sum(J * J, axis=0))
-        norms = np.maximum(norms, col)
-        scale = max(scale, float(np.max(col, initial=0.0)))
-    return [k for k in range(z0.size) if norms[k] <= 1e-12 * max(1.0, scale)]
+    blocks = [J for J in (prob.jacobian(z) for z in zs) if np.all(np.isfinite(J))]
+    if not blocks:
+        return []
+    J = np.vstack(blocks)
+    norms = np.sqrt(np.sum(J * J, axis=0))
+    zero = norms <= 1e-12 * max(1.0, float(np.max(norms, initial=0.0)))
+    live = np.flatnonzero(~zero)
+    dependent = set(np.flatnonzero(zero).tolist())
+    if live.size:
+        R, piv = qr(J[:, live] / norms[live], mode="r", pivoting=True)
+        diag = np.abs(np.diag(R))
+        rank = int(np.sum(diag > RANK_TOL * diag[0]))
+        dependent |= {int(live[k]) for k in piv[rank:]}
+    return sorted(dependent)
 
 
-def _newton(prob: _Problem, z: np.ndarray, tol: float, max_iter: int
-            ) -> tuple[np.ndarray, int, bool]:
+class _BudgetError(Exception):
+    """Raised inside the solvers when ``max_nfev`` evaluations are used up."""
+
+
+class _Evaluator:
+    """Counts the solver's evaluations against the budget and keeps the best point seen.
+
+    One residual evaluation counts 1; one Jacobian (a single batched complex-step call
+    over every free variable) counts 1.
+    """
+
+    def __init__(self, prob: _Problem, budget: int, z0: np.ndarray):
+        self.prob, self.budget, self.count = prob, budget, 0
+        self.best_z, self.best_cost = z0.copy(), np.inf
+
+    def _spend(self) -> None:
+        if self.count >= self.budget:
+            raise _BudgetError
+        self.count += 1
+
+    def residual(self, z: np.ndarray) -> np.ndarray:
+        self._spend()
+        r = self.prob.residual(z)
+        cost = float(r @ r) if np.all(np.isfinite(r)) else np.inf
+        if cost < self.best_cost:
+            self.best_z, self.best_cost = np.array(z, dtype=float), cost
+        return r
+
+    def jacobian(self, z: np.ndarray) -> np.ndarray:
+        self._spend()
+        return self.prob.jacobian(z)
+
+
+def _newton(ev: _Evaluator, z: np.ndarray, tol: float, max_iter: int = 30) -> bool:
     """Gauss-Newton with backtracking on ‖r‖ (minimum-norm steps via lstsq).
 
     Fast where the problem is well posed (quadratic convergence, exact Jacobian); returns
-    ``converged=False`` as soon as it stalls, for the trust-region solver to take over.
+    ``False`` as soon as it stalls, for the trust-region solver to take over from
+    ``ev.best_z``. Raises :class:`_BudgetError` with the evaluation budget.
     """
-    r = prob.residual(z)
-    nfev = 1
+    r = ev.residual(z)
     for _ in range(max_iter):
         if np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= 1e-3 * tol:
-            return z, nfev, True
-        J = prob.jacobian(z)
+            return True
+        if not np.all(np.isfinite(r)):
+            return False
+        J = ev.jacobian(z)
         step = np.linalg.lstsq(J, -r, rcond=None)[0]
         norm = float(r @ r)
         for alpha in (1.0, 0.5, 0.25, 0.125, 0.0625):
             trial = z + alpha * step
-            r_new = prob.residual(trial)
-            nfev += 1
+            r_new = ev.residual(trial)
             if np.all(np.isfinite(r_new)) and float(r_new @ r_new) < norm:
                 z, r = trial, r_new
                 break
         else:
             break
-    converged = bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
-    return z, nfev, converged
+    return bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
+
+
+def _rank(J: np.ndarray) -> int:
+    """Numerical rank of J (singular values above RANK_TOL times the largest)."""
+    if J.size == 0:
+        return 0
+    sv = np.linalg.svd(J, compute_uv=False)
+    return int(np.sum(sv > RANK_TOL * max(float(sv[0]), 1e-300)))
+
+
+def _diagnosis(status: str, r: np.ndarray, J: np.ndarray, max_nfev: int) -> str:
+    """Why a solve did not reach the tolerance, from the solver status and rank(J)."""
+    n_eq, n_free = J.shape
+    if status == "budget":
+        return (f"the evaluation budget max_nfev = {max_nfev} was used up before the "
+                "residual met the tolerance (raise max_nfev or give a closer guess)")
+    if not np.all(np.isfinite(r)):
+        return "the equations are not finite (NaN or inf) at the best point found"
+    if n_free == 0:
+        return (f"no free variable: the given point is not an equilibrium ({n_eq} equations, "
+                "0 unknowns)")
+    rho = _rank(J)
+    text = (f"the solver converged to a least-squares minimum that is not an equilibrium; "
+            f"at it the Jacobian has rank {rho} for {n_eq} equations and {n_free} free "
+            "variables")
+    if rho < n_free:
+        text += (f", so the problem is singular there ({n_free - rho} direction(s) of the "
+                 "free variables leave the residual unchanged)")
+    if rho < n_eq:
+        text += (f"; the free variables move the residual in only {rho} of its {n_eq} "
+                 "directions and cannot cancel the rest")
+        if n_free < n_eq and rho == n_free:
+            text += (": the specification has more equations than unknowns and no solution "
+                     "near this point (free more variables, or check the fixed values)")
+    return text + "; another guess may find another branch"
+
+
+def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
+           ) -> np.ndarray:
+    """States along the spin orbit through ``x``, after turning by ``angles`` [rad].
+
+    Floating base with body-frame twist ``[v; Ω a]``: attitude ``P(t) = P0 exp(Ω t ã)``,
+    position ``IP(t) = IP0 + P0 ∫0^t exp(Ω s ã) ds v`` (closed form). Spin about a
+    revolute joint: its angle advances by the angle. Times are ``angle / |Ω|`` (or
+    ``angle`` seconds when Ω = 0); every other state is unchanged.
+    """
+    X = np.tile(x, (angles.size, 1))
+    b = model.body_index(spin["body"])
+    rate = float(spin["rate"])
+    t = angles / abs(rate) if rate else angles
+    if model.kind[b] == FREE:
+        base = model._base
+        K = skew(np.asarray(spin["axis"], dtype=float))
+        K2 = K @ K
+        th = (rate * t)[:, None, None]
+        turn = np.eye(3) + np.sin(th) * K + (1.0 - np.cos(th)) * K2
+        if rate:
+            integral = (t[:, None, None] * np.eye(3) + (1.0 - np.cos(th)) / rate * K
+                        + (t[:, None, None] - np.sin(th) / rate) * K2)
+        else:
+            integral = t[:, None, None] * np.eye(3)
+        P0 = euler_to_dcm(x[base + 9:base + 12], model.euler)
+        X[:, base + 9:base + 12] = dcm_to_euler(P0 @ turn, model.euler)
+        X[:, base + 6:base + 9] = x[base + 6:base + 9] + (P0 @ integral @ x[base:base + 3])
+    else:
+        X[:, model.q_index[b]] += x[model.qd_index[b]] * t
+    return X
 
 
 def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
@@ -329,54 +492,65 @@ def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
     model = prob.model
     pinned: list[str] = []
     if pin_neutral and z0.size:
-        neutral = _neutral(prob, z0)
-        if neutral:
-            pinned = [prob.free[k] for k in neutral]
-            keep = [k for k in range(z0.size) if k not in neutral]
+        dependent = _dependent(prob, z0)
+        if dependent:
+            pinned = [prob.free[k] for k in dependent]
+            keep = [k for k in range(z0.size) if k not in dependent]
             X, U, P = prob.assemble(z0)
             prob = _Problem(model, X, U, np.asarray(P, float), [prob.free[k] for k in keep],
                             [prob.where[k] for k in keep], prob.eq_index)
             z0 = z0[keep]
-    nfev = 1
-    message = ""
+    ev = _Evaluator(prob, max_nfev, z0)
+    status = "none"
     if z0.size:
-        z, nfev, converged = _newton(prob, z0, tol, max_iter=min(30, max_nfev))
-        if converged:
-            message = f"Gauss-Newton converged in {nfev} evaluations"
-        else:  # globalised fallback from the best point found
-            sol = least_squares(prob.residual, z, jac=lambda z: prob.jacobian(z),
-                                method="trf", x_scale="jac", ftol=1e-15, xtol=1e-15,
-                                gtol=1e-15, max_nfev=max_nfev)
-            z, nfev = sol.x, nfev + int(sol.nfev)
-            message = str(sol.message)
+        try:
+            if _newton(ev, z0, tol):
+                status, message = "converged", f"Gauss-Newton converged in {ev.count} evaluations"
+            else:  # globalised fallback from the best point found
+                sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
+                                    x_scale="jac", ftol=1e-15, xtol=1e-15, gtol=1e-15,
+                                    max_nfev=max(1, max_nfev - ev.count))
+                status = "budget" if sol.status == 0 else "minimum"
+                message = (f"trust-region least squares after Gauss-Newton, {ev.count} "
+                           f"evaluations: {str(sol.message).rstrip('.')}")
+        except _BudgetError:
+            status = "budget"
+            message = f"solver stopped after {ev.count} evaluation(s)"
+        z = ev.best_z
     else:
         z = z0
         message = "no free variable: the residual is evaluated at the given point"
     r = prob.residual(z)
     success = bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
-    deficiency = 0
-    if z.size:
-        J = prob.jacobian(z)
-        sv = np.linalg.svd(J, compute_uv=False)
-        big = sv[0] if sv.size else 0.0
-        deficiency = int(z.size - np.sum(sv > 1e-9 * max(big, 1e-300)))
+    J = prob.jacobian(z)
+    deficiency = z.size - _rank(J) if z.size else 0
     if not success:
-        n_eq, n_free = prob.eq_index.size, z.size
-        reason = (f"{n_eq} equations, {n_free} free variables"
-                  + ("; more equations than unknowns: the specification may have no solution"
-                     if n_eq - deficiency > n_free else ""))
-        message = f"{message} ({reason})" if message else reason
+        message = f"{message}: {_diagnosis(status, r, J, max_nfev)}"
     X, U, P = prob.assemble(z)
-    P = np.asarray(P, dtype=float)
+    X, P = np.asarray(X, float), np.asarray(P, float)
+    if success and kind == "spin":
+        orbit = _orbit(model, X, spin, ORBIT_ANGLES)
+        r_orbit = model.dynamics(0.0, orbit, U, P)[..., prob.eq_index]
+        worst = np.max(np.abs(r_orbit), axis=1, initial=0.0)
+        if not np.all(np.isfinite(r_orbit)) or np.max(worst) > tol:
+            j = int(np.argmax(np.where(np.isfinite(worst), worst, np.inf)))
+            e = int(np.argmax(np.abs(r_orbit[j])))
+            success = False
+            message = (
+                f"{message}; but it is NOT a relative equilibrium: the reduced state is "
+                f"stationary at the solved attitude only — turned by {ORBIT_ANGLES[j]:g} rad "
+                f"about the spin axis along the orbit, d/dt "
+                f"{model.state_names[prob.eq_index[e]]} = {r_orbit[j, e]:.3e} (> tolerance). "
+                "The loads change as the body turns: gravity or another load not parallel "
+                "to the spin axis (and not balanced, e.g. by buoyancy) makes the spin unsteady")
     op = OperatingPoint(
         model_name=model.name, kind=kind, state_names=model.state_names,
         input_names=model.input_names, param_names=model.param_names,
-        x=np.asarray(X, float), u=np.asarray(U, float),
-        params=dict(zip(model.param_names, P.tolist())),
+        x=X, u=np.asarray(U, float), params=dict(zip(model.param_names, P.tolist())),
         residual_names=tuple(model.state_names[i] for i in prob.eq_index), residual=r,
         free=tuple(prob.free), fixed=tuple(n for n in fixed if n not in pinned),
         pinned=tuple(pinned), cyclic=tuple(cyclic), spin=spin, success=success,
-        message=message, tolerance=tol, nfev=nfev, rank_deficiency=deficiency,
+        message=message, tolerance=tol, nfev=ev.count, rank_deficiency=deficiency,
     )
     if strict and not success:
         raise TrimError(op)
