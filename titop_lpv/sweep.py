@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .exceptions import TitopError
+from .exceptions import TitopError, UnknownNameError
 from .model.compiled import Model
 from .operating_point import OperatingPoint
 from .progress import Progress
-from .trim import trim
+from .trim import TrimError, TrimSpecError, trim
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -131,6 +131,7 @@ def trim_sweep(
     executor: Executor | None = None,
     progress: bool | Callable[[int, int], None] = True,
     chunks: int | None = None,
+    strict: bool = False,
     **trim_kwargs: Any,
 ) -> TrimSweep:
     """Trim at every point of a parameter grid, by continuation.
@@ -141,7 +142,8 @@ def trim_sweep(
     grid : dict
         ``parameter name -> 1-D array of values``; several parameters make a tensor grid.
     free, fixed
-        As in :func:`titop_lpv.trim` (``fixed`` may not name a grid parameter).
+        As in :func:`titop_lpv.trim`; neither may name a grid parameter (its value at each
+        point is the grid's).
     executor : concurrent.futures.Executor, optional
         Run chunks of the walk in parallel (processes, threads, Dask ``client.get_executor()``).
     progress : bool or callable
@@ -150,6 +152,12 @@ def trim_sweep(
     chunks : int, optional
         Number of chunks with an executor (default: 4 per worker when the executor says how
         many it has, else 8).
+    strict : bool
+        ``False`` (default): every grid point is trimmed without raising and failed points
+        are kept with ``success=False``. ``True``: the whole grid is still trimmed, then a
+        :class:`~titop_lpv.TrimError` is raised for the first failed point in grid order
+        (its message names the grid values; the full result is in the exception's
+        ``sweep`` attribute).
     **trim_kwargs
         ``kind``, ``spin``, ``params``, ``x0``, ``guess`` (first point only), ``tol``,
         ``max_nfev``, ``pin_neutral`` — see :func:`titop_lpv.trim`.
@@ -157,15 +165,22 @@ def trim_sweep(
     Returns
     -------
     TrimSweep
-        Failed points are kept with ``success=False`` (never raised).
+        Failed points are kept with ``success=False``.
+
+    Raises
+    ------
+    UnknownNameError
+        A grid name is not a parameter.
+    TrimSpecError
+        A grid parameter is also in ``free`` or ``fixed``, or an invalid trim argument.
+    TrimError
+        ``strict=True`` and some grid point has no equilibrium.
     """
     if not grid:
         raise TitopError("trim_sweep needs a non-empty grid")
     axes = {}
     for name, vals in grid.items():
         if name not in model.param_names:
-            from .exceptions import UnknownNameError
-
             raise UnknownNameError(f"grid: {name!r} is not a parameter of {model.name!r}; "
                                    f"parameters are {list(model.param_names)}")
         arr = np.atleast_1d(np.asarray(vals, dtype=float))
@@ -177,16 +192,17 @@ def trim_sweep(
             raise TitopError(f"grid: values of {name!r} must be strictly increasing or "
                              "strictly decreasing (continuation walks them in order)")
         axes[name] = arr
-    clash = [k for k in (fixed or {}) if k in axes]
-    if clash:
-        from .trim import TrimSpecError
-
-        raise TrimSpecError(f"{clash[0]!r} is both a grid parameter and fixed")
+    free = list(free)
+    for what, names in (("free", free), ("fixed", list(fixed or {}))):
+        for name in names:
+            if str(name).replace(".", "_") in axes:
+                raise TrimSpecError(f"{name!r} is both a grid parameter and {what}: the grid "
+                                    "sets its value at every point")
     shape = tuple(a.size for a in axes.values())
     order = _snake(shape)
     values = [{k: float(a[i]) for (k, a), i in zip(axes.items(), idx)} for idx in order]
     first_guess = trim_kwargs.pop("guess", None)
-    spec = {"free": list(free), "fixed": dict(fixed or {}), **trim_kwargs}
+    spec = {"free": free, "fixed": dict(fixed or {}), **trim_kwargs}
     total = len(order)
     report = (Progress(total, "trim_sweep") if progress is True
               else progress if callable(progress) else None)
@@ -227,5 +243,12 @@ def trim_sweep(
     points = np.empty(shape, dtype=object)
     for idx, op in zip(order, results):
         points[idx] = op
-    return TrimSweep(axes=axes, points=points)
+    sweep = TrimSweep(axes=axes, points=points)
+    if strict and not sweep.success.all():
+        idx = tuple(int(i) for i in np.argwhere(~sweep.success)[0])
+        at = ", ".join(f"{k}={v[i]:g}" for (k, v), i in zip(axes.items(), idx))
+        error = TrimError(points[idx], where=f"grid point {idx} ({at})")
+        error.sweep = sweep
+        raise error
+    return sweep
 
