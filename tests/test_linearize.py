@@ -3,8 +3,8 @@
 What is checked against what:
 
 * closed forms, ``A`` and ``B`` to ``1e-10``: the damped simple pendulum at the hanging
-  equilibrium (``tl.linearize``; with one output and no input python-control 0.10.2 cannot
-  hold the system, and the refusal must say so) and (``tl.jacobians``) at arbitrary
+  equilibrium (``tl.linearize``, one output and no input: the shape python-control 0.10.2
+  refuses, its issue #1176, built anyway and simulated) and (``tl.jacobians``) at arbitrary
   non-equilibrium states, ``A = [[0, 1], [-(g/L) cos θ, -d/(mL²)]]``; the actuated
   pendulum ``B = [0, 1/(mL²)]``; a pendulum on a carriage held by a horizontal spring
   (Lagrange equations linearised at rest); the hanging double pendulum of two point masses
@@ -17,9 +17,12 @@ What is checked against what:
   (``pinocchio.computeABADerivatives``, ``<= 1e-8``), with the tangent-space map of the
   free flyer, the spring-damper joint forces and the attitude dependence of the (inertially
   fixed) buoyancy added by hand;
-* the balloon's modes at the hanging equilibrium: 8 rigid-body modes (position, heading and
-  their rates) and 5 damped oscillatory modes; ``drop_integrators=True`` removes the four
-  pure integrators and the outputs that read them, leaving the other modes unchanged;
+* the balloon's modes at the hanging equilibrium: 8 zero eigenvalues but nullity 4 (numpy's
+  eigenvalues and rank), reported as 4 rigid-body d.o.f. x, y, z, ψ each with its velocity
+  partner vx, vy, vz, wy (checked on the columns of A) and 5 damped oscillatory modes;
+  ``drop_integrators=True`` removes the four pure integrators and the outputs that read
+  them, leaving four single zero modes (vx, vy, vz, wy) and the other modes unchanged; a
+  double integrator beside a closed-form oscillator; the HTML table;
 * ``model.to_nlsys()`` + ``control.linearize`` (one-sided differences) agrees with ours to
   ``1e-4`` relative, and ours is closer to a fourth-order central-difference reference;
 * a small perturbation of the trim point simulated by the nonlinear model and by the linear
@@ -392,9 +395,26 @@ def test_balloon_modes_at_the_hanging_equilibrium(balloon, balloon_op):
     table = tl.modes(sys_)
     print("\n" + str(table))
     print(table.to_markdown())
-    assert len(table.rigid) == 8
-    rigid_labels = {m.dominant[0][0] for m in table.rigid}
-    assert rigid_labels == {f"balloon_{c}" for c in ("x", "y", "z", "psi", "vx", "vy", "vz", "wy")}
+    # independent count: 8 zero eigenvalues, but A has nullity 4 (four Jordan chains)
+    lam = np.linalg.eigvals(sys_.A)
+    assert int(np.sum(np.abs(lam) <= 1e-6)) == 8
+    assert sys_.A.shape[0] - np.linalg.matrix_rank(sys_.A) == 4
+    assert len(table.rigid) == 8 and len(table.rigid_dofs) == 4
+    # each rigid-body d.o.f.: a displacement and its velocity partner, labelled by name
+    chains = {dof[0].dominant[0][0]: dof[1].dominant[0][0] for dof in table.rigid_dofs}
+    assert chains == {"balloon_x": "balloon_vx", "balloon_y": "balloon_vy",
+                      "balloon_z": "balloon_vz", "balloon_psi": "balloon_wy"}
+    for dof in table.rigid_dofs:
+        assert [m.level for m in dof] == [0, 1]
+        assert [m.kind for m in dof] == [f"rigid-body {dof[0].dof + 1}",
+                                         f"rigid-body {dof[0].dof + 1} (rate)"]
+        assert all(m.dominant[0][1] >= 1 - 1e-12 for m in dof)  # pure state directions
+        # the chain, checked on A itself: A e_pos = 0 and A e_rate = e_pos (hanging level:
+        # body and inertial axes coincide, so each rate feeds its displacement with 1)
+        pos, rate = (sys_.state_labels.index(m.dominant[0][0]) for m in dof)
+        e_pos = np.eye(18)[pos]
+        np.testing.assert_allclose(sys_.A[:, pos], 0.0, atol=1e-12)
+        np.testing.assert_allclose(sys_.A[:, rate], e_pos, atol=1e-12)
     for m in table.rigid:
         assert m.wn <= 1e-9
     flexible = table.flexible
@@ -402,10 +422,10 @@ def test_balloon_modes_at_the_hanging_equilibrium(balloon, balloon_op):
     for m in flexible:
         assert m.kind == "oscillatory"
         assert m.eigenvalue.real < 0 and 0.0 < m.zeta < 1.0
-    assert "8 rigid-body, 5 other" in str(table)
+    assert "8 rigid-body, 5 other (4 rigid-body degrees of freedom)" in str(table)
     assert len(table.to_markdown().splitlines()) == 2 + 13
+    assert "| rigid-body 4 (rate) | 0 |" in table.to_markdown()
     # every eigenvalue of A is accounted for (complex pairs once)
-    lam = np.linalg.eigvals(sys_.A)
     assert sum(1 if m.eigenvalue.imag == 0 else 2 for m in table.modes) == lam.size == 18
 
     reduced = tl.linearize(balloon, balloon_op, drop_integrators=True)
@@ -416,8 +436,37 @@ def test_balloon_modes_at_the_hanging_equilibrium(balloon, balloon_op):
     np.testing.assert_array_equal(reduced.A, sys_.A[np.ix_(keep, keep)])
     small = tl.modes(reduced)
     assert len(small.rigid) == 4 and len(small.flexible) == 5
+    # the remaining zero modes: uniform translation and yaw rate, each its own null vector
+    assert reduced.A.shape[0] - np.linalg.matrix_rank(reduced.A) == 4
+    assert [[m.dominant[0][0] for m in dof] for dof in small.rigid_dofs] == [
+        ["balloon_vx"], ["balloon_vy"], ["balloon_vz"], ["balloon_wy"]]
     np.testing.assert_allclose([m.eigenvalue for m in small.flexible],
                                [m.eigenvalue for m in flexible], rtol=1e-10)
+
+
+def test_modes_jordan_block_and_html():
+    """A double integrator with a damped oscillator beside it: the Jordan chain is one
+    rigid-body d.o.f. (position then rate), the oscillator keeps its closed-form ω_n, ζ;
+    the HTML table has one row per mode and escapes the names."""
+    wn, zeta = 2.0, 0.1
+    A = np.zeros((4, 4))
+    A[0, 1] = 1.0
+    A[2:, 2:] = [[0.0, 1.0], [-wn**2, -2 * zeta * wn]]
+    sys_ = control.ss(A, np.zeros((4, 1)), np.eye(4)[:1], 0.0,
+                      states=["p", "v", "a<b", "a_rate"], inputs=["u"], outputs=["y"])
+    table = tl.modes(sys_)
+    assert [(m.kind, m.dominant[0][0]) for m in table.rigid] == [
+        ("rigid-body 1", "p"), ("rigid-body 1 (rate)", "v")]
+    (osc,) = table.flexible
+    assert osc.kind == "oscillatory"
+    np.testing.assert_allclose([osc.wn, osc.zeta], [wn, zeta], rtol=1e-12)
+    html = table._repr_html_()
+    assert html.startswith("<table>") and html.endswith("</table>")
+    assert html.count("<tr>") == 1 + 3 and html.count("<th>") == 7
+    assert "a&lt;b" in html and "a<b" not in html
+    assert "rigid-body 1 (rate)" in html
+    with pytest.raises(tl.ShapeError, match="square"):
+        tl.modes(np.zeros((2, 3)))
 
 
 # --------------------------------------------------------------------------------------------
