@@ -506,6 +506,8 @@ def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
         try:
             if _newton(ev, z0, tol):
                 status, message = "converged", f"Gauss-Newton converged in {ev.count} evaluations"
+            elif not np.isfinite(ev.best_cost):
+                status, message = "nonfinite", "Gauss-Newton stopped"
             else:  # globalised fallback from the best point found
                 sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
                                     x_scale="jac", ftol=1e-15, xtol=1e-15, gtol=1e-15,
