@@ -250,12 +250,13 @@ def test_double_pendulum_hanging():
     """Two point masses; the classic M, K in absolute angles φ = T q (q: relative joints)."""
     m1, m2, L1, L2 = 1.2, 0.8, 1.0, 0.7
     s = tl.System("double", gravity=[0.0, -G, 0.0])
-    s.body("link1", tl.Revolute(axis=[0, 0, 1]), mass=m1, com=[0.0, -L1, 0.0],
-           ports={"tip": [0.0, -L1, 0.0]})
-    s.body("link2", tl.Revolute(axis=[0, 0, 1]), parent="link1.tip", mass=m2,
+    s.body("link1", tl.Revolute(axis=[0, 0, 1], actuated=True), mass=m1,
+           com=[0.0, -L1, 0.0], ports={"tip": [0.0, -L1, 0.0]})
+    s.body("link2", tl.Revolute(axis=[0, 0, 1], actuated=True), parent="link1.tip", mass=m2,
            com=[0.0, -L2, 0.0])
     model = s.compile()
     sys_ = tl.linearize(model, x=np.zeros(4))
+    assert sys_.input_labels == ["link1_tau", "link2_tau"]
     M = np.array([[(m1 + m2) * L1**2, m2 * L1 * L2], [m2 * L1 * L2, m2 * L2**2]])
     K = G * np.diag([(m1 + m2) * L1, m2 * L2])
     T = np.array([[1.0, 0.0], [1.0, 1.0]])  # φ1 = q1, φ2 = q1 + q2
@@ -264,6 +265,10 @@ def test_double_pendulum_hanging():
     A[[0, 2], [1, 3]] = 1.0
     A[np.ix_([1, 3], [0, 2])] = -stiff
     np.testing.assert_allclose(sys_.A, A, rtol=1e-10, atol=1e-10)
+    # joint torques are the generalised forces of q: Tᵀ M T q̈ = τ (τ2 acts +/− on link 2/1)
+    B = np.zeros((4, 2))
+    B[[1, 3], :] = np.linalg.inv(T.T @ M @ T)
+    np.testing.assert_allclose(sys_.B, B, rtol=1e-10, atol=1e-10)
 
 
 # --------------------------------------------------------------------------------------------
@@ -303,6 +308,77 @@ def test_balloon_jacobians_vs_central_differences(actuated, actuated_op, which):
         assert elem <= 1e-6, (name, elem)
     if which == "trim":
         np.testing.assert_allclose(J.f0, 0.0, atol=1e-10)
+
+
+SENSORS = [{"type": "position", "body": "pendulum2", "point": "com"},
+           {"type": "velocity", "body": "pendulum1", "point": "tip", "frame": "body"},
+           {"type": "acceleration", "body": "pendulum2", "point": "com"},
+           {"type": "angular_velocity", "body": "balloon"},
+           {"type": "qdd", "body": "slider"}]
+
+
+@pytest.fixture(scope="module")
+def sensed(actuated_desc) -> tl.Model:
+    """The actuated balloon with sensors whose C and D are not selections (D ≠ 0)."""
+    desc = dict(actuated_desc, outputs=SENSORS)
+    return _load(desc)
+
+
+def _central(fun, z0: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    return np.column_stack([(fun(z0 + h * e) - fun(z0 - h * e)) / (2 * h)
+                            for e in np.eye(z0.size)])
+
+
+def _check_fd(name: str, ours: np.ndarray, fd: np.ndarray) -> None:
+    err = _rel(ours, fd)
+    big = np.abs(ours) > 1e-3
+    elem = float(np.max(np.abs(ours - fd)[big] / np.abs(ours[big])))
+    print(f"\n{name} vs central FD: Frobenius {err:.2e}, elementwise {elem:.2e}")
+    assert err <= 1e-6 and elem <= 1e-6, (name, err, elem)
+    np.testing.assert_allclose(ours[~big], fd[~big], atol=1e-8)
+
+
+@pytest.mark.parametrize("which", ["trim", "random"])
+def test_balloon_output_jacobians_vs_central_differences(sensed, actuated_op, which):
+    model, params = sensed, actuated_op.params
+    x, u = _point(model, actuated_op, which)
+    J = tl.jacobians(model, x, u, params)
+    assert J.C.shape == (model.n_outputs, model.n_states) == (13, 18)
+    assert np.max(np.abs(J.D)) > 0.1  # accelerations feel the inputs directly
+    _check_fd(f"{which}: C", J.C, _central(lambda z: model.outputs(0.0, z, u, params), x))
+    _check_fd(f"{which}: D", J.D, _central(lambda z: model.outputs(0.0, x, z, params), u))
+    np.testing.assert_allclose(J.y0, model.outputs(0.0, x, u, params), rtol=1e-14, atol=1e-14)
+    # tl.linearize carries the same C, D (at the equilibrium)
+    if which == "trim":
+        sys_ = tl.linearize(model, actuated_op)
+        np.testing.assert_array_equal(sys_.C, J.C)
+        np.testing.assert_array_equal(sys_.D, J.D)
+
+
+@pytest.mark.parametrize("which", ["trim", "random"])
+def test_parameter_sensitivities_vs_central_differences(sensed, actuated_op, which):
+    model = sensed
+    x, u = _point(model, actuated_op, which)
+    p0 = np.array([actuated_op.params[n] for n in model.param_names], dtype=float)
+    assert model.param_names == ("k", "ds", "dp1", "dp2")
+    J = tl.jacobians(model, x, u, dict(zip(model.param_names, p0)), parameters=True)
+    assert J.Fp.shape == (18, 4) and J.Hp.shape == (13, 4)
+
+    def f(p):
+        return model.dynamics(0.0, x, u, dict(zip(model.param_names, p)))
+
+    def h(p):
+        return model.outputs(0.0, x, u, dict(zip(model.param_names, p)))
+
+    Fp_fd, Hp_fd = _central(f, p0, 1e-5), _central(h, p0, 1e-5)
+    if which == "trim":  # at rest only the spring (k, through slider_q = 0) could act: none
+        np.testing.assert_allclose(J.Fp, Fp_fd, atol=1e-9)
+        np.testing.assert_allclose(J.Hp, Hp_fd, atol=1e-9)
+    else:
+        _check_fd("∂f/∂p", J.Fp, Fp_fd)
+        _check_fd("∂h/∂p", J.Hp, Hp_fd)
+    # without parameters=True nothing is computed
+    assert tl.jacobians(model, x, u).Fp is None
 
 
 def _pinocchio_derivatives(peer, model, x, u):

@@ -1,16 +1,22 @@
 """``Model.to_nlsys``: the model as a python-control ``NonlinearIOSystem``.
 
-Checked against our own simulation (same right-hand side, two integrators) and against the
-closed-form pendulum equation.
+Checked against our own simulation (same right-hand side, two integrators), against the
+closed-form pendulum equation, and python-control's ``find_operating_point`` and
+``linearize`` on it against ``tl.trim`` and ``tl.linearize`` (balloon, neutral states held).
 """
 
 from __future__ import annotations
+
+import warnings
+from pathlib import Path
 
 import control
 import numpy as np
 import pytest
 
 import titop_lpv as tl
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pendulum(actuated: bool = True) -> tl.Model:
@@ -57,3 +63,43 @@ def test_unknown_param_through_nlsys_is_named():
     nl = _pendulum().to_nlsys()
     with pytest.raises(tl.UnknownNameError, match="bogus"):
         nl.updfcn(0.0, np.zeros(2), [0.0], {"bogus": 1.0})
+
+
+def test_find_operating_point_agrees_with_trim():
+    """python-control's ``find_operating_point`` on ``to_nlsys()`` finds ``tl.trim``'s point.
+
+    The balloon pushed by a slider force (``slider_tau`` = 2 N, k = 80 N/m: the slider
+    deflects and the balloon tilts). Its position and heading are neutral (buoyancy equals
+    weight), so they must be held: with them free python-control's solver lets the heading
+    wander (hundreds of radians). The problem is over-determined (18 derivatives, 14 free
+    states): Levenberg-Marquardt least squares, which python-control warns about.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)  # the balloon's inertia (expected)
+        model = tl.load_model(ROOT / "examples" / "balloon.toml")
+    params = {"k": 80.0}
+    op = tl.trim(model, free=["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q",
+                              "pendulum2.q"],
+                 fixed={"balloon.x": 0.0, "balloon.z": 0.0, "balloon.psi": 0.0,
+                        "slider_tau": 2.0},
+                 guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2}, params=params)
+    assert op.success and abs(op["slider_q"]) > 1e-2 and abs(op["balloon_phi"]) > 1e-3
+    x0 = np.zeros(model.n_states)
+    x0[[model.state_index("pendulum1_q"), model.state_index("pendulum2_q")]] = [0.2, -0.2]
+    neutral = [model.state_index(f"balloon_{c}") for c in ("x", "y", "z", "psi")]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="number of constraints")
+        found = control.find_operating_point(model.to_nlsys(), x0, [2.0], ix=neutral, iu=[0],
+                                             params=params, root_method="lm",
+                                             return_result=True)
+    assert found.result.success
+    np.testing.assert_allclose(found.states, op.x, atol=1e-9)
+    np.testing.assert_allclose(found.inputs, op.u, atol=0)
+    np.testing.assert_allclose(found.outputs, model.outputs(0.0, op.x, op.u, params),
+                               atol=1e-9)
+    # python-control's linearisation at its point agrees with ours to its FD accuracy
+    ours = tl.linearize(model, op)
+    theirs = control.linearize(model.to_nlsys(), found.states, found.inputs, params=params)
+    for m in "ABC":
+        ref = getattr(ours, m)
+        assert np.linalg.norm(getattr(theirs, m) - ref) <= 1e-4 * np.linalg.norm(ref), m
