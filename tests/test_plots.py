@@ -10,13 +10,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import control
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 import titop_lpv as tl
 from titop_lpv import plots
-from titop_lpv.model import read_description
 
 ROOT = Path(__file__).resolve().parents[1]
 FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
@@ -25,11 +25,9 @@ GUESS = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}
 
 @pytest.fixture(scope="module")
 def balloon():
-    d = read_description(ROOT / "examples" / "balloon.toml")
-    d["bodies"][1]["joint"]["actuated"] = True
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # the slider of the shipped balloon is actuated
         warnings.simplefilter("ignore", tl.TitopWarning)
-        model = tl.load_model(d)
+        model = tl.load_model(ROOT / "examples" / "balloon.toml")
     op = tl.trim(model, free=FREE, guess=GUESS)
     return model, op
 
@@ -67,8 +65,22 @@ def test_comparison_poles_bode_sweep_modes(balloon):
     fig = grid.sweep.plot(["slider_q", "balloon_phi"])
     assert len(fig.axes) == 2 and all(len(ax.lines) == 1 for ax in fig.axes)
 
-    fig = plots.plot_bode(sys, np.logspace(-1, 1, 50), output="pendulum2_q")
+    omega = np.logspace(-1, 1, 50)
+    resp = control.frequency_response(sys, omega)  # computed before the plotting call
+    fig = plots.plot_bode(resp, output="pendulum2_q")
     assert len(fig.axes) == 2 and all(len(ax.lines) == 1 for ax in fig.axes)
+    assert fig.get_suptitle() == "slider_tau → pendulum2_q"
+    mag, phase = (ax.lines[0] for ax in fig.axes)
+    np.testing.assert_allclose(mag.get_xdata(), omega)
+    np.testing.assert_allclose(mag.get_ydata(), 20 * np.log10(np.abs(resp.complex[1, 0])))
+    assert -180 <= phase.get_ydata()[0] <= 180  # unwrapped from the principal value
+    fig = plots.plot_bode(resp)  # every channel: magnitude and phase rows per output
+    assert len(fig.axes) == 4 and all(len(ax.lines) == 1 for ax in fig.axes)
+    fig = plots.plot_bode([resp, control.frequency_response(sys * 2.0, omega)],
+                          output="slider_q", label=["k = 50", "twice"])
+    assert all(len(ax.lines) == 2 for ax in fig.axes)
+    with pytest.raises(tl.UnknownNameError, match="nope"):
+        plots.plot_bode(resp, output="nope")
     table = tl.modes(sys)
     fig = table.plot()
     assert isinstance(fig, Figure) and len(fig.axes) == 2

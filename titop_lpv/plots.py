@@ -18,6 +18,8 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
+from .exceptions import UnknownNameError
+
 __all__ = [
     "plot_bode",
     "plot_bode_overlay",
@@ -118,24 +120,59 @@ def plot_bode_overlay(overlay: Any, output: str | None = None, input: str | None
     return fig
 
 
-def plot_bode(sys: Any, omega: Any = None, output: str | None = None,
-              input: str | None = None) -> Figure:
-    """Bode plot of one channel of a ``control.StateSpace`` (magnitude [dB], phase [deg])."""
-    omega = np.logspace(-2, 2, 400) if omega is None else np.asarray(omega, float)
-    i = list(sys.output_labels).index(output) if output else 0
-    j = list(sys.input_labels).index(input) if input else 0
-    resp = sys[i, j].frequency_response(omega)
-    mag = np.asarray(resp.magnitude).ravel()
-    phase = np.unwrap(np.asarray(resp.phase).ravel())
-    fig, (am, ap) = _subplots(2, 1, figsize=(6.5, 5), sharex=True)
-    am.semilogx(omega, 20 * np.log10(mag), "k", lw=1.2)
-    ap.semilogx(omega, np.degrees(phase), "k", lw=1.2)
-    am.set_ylabel("magnitude [dB]")
-    ap.set_ylabel("phase [deg]")
-    ap.set_xlabel("ω [rad/s]")
-    am.set_title(f"{sys.input_labels[j]} → {sys.output_labels[i]}")
-    for a in (am, ap):
-        a.grid(True, which="both", alpha=0.3)
+def plot_bode(response: Any, output: str | None = None, input: str | None = None, *,
+              label: Sequence[str] | None = None, title: str | None = None) -> Figure:
+    """Bode plot of a frequency response computed beforehand, drawn by python-control.
+
+    Parameters
+    ----------
+    response : control.FrequencyResponseData or sequence of them
+        From ``control.frequency_response(sys, omega)`` (ω in rad/s). Several responses
+        with the same signals are overlaid, one curve each.
+    output, input : str, optional
+        Draw only this output / input channel (default: every channel: a magnitude and a
+        phase row per output, a column per input).
+    label : sequence of str, optional
+        Legend entries, one per response.
+    title : str, optional
+        Figure title (default: the channels, ``input → output``, for one channel).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Magnitude [dB] and unwrapped phase [deg] (starting within ±180° at the lowest
+        frequency) against ω [rad/s]: ``control.bode_plot`` on the axes of a new figure.
+
+    Raises
+    ------
+    UnknownNameError
+        ``output`` or ``input`` is not a signal of the response.
+    """
+    import control
+
+    responses = list(response) if isinstance(response, (list, tuple)) else [response]
+    first = responses[0]
+    outs, ins = list(first.output_labels), list(first.input_labels)
+    for name, names, what in ((output, outs, "output"), (input, ins, "input")):
+        if name is not None and name not in names:
+            raise UnknownNameError(f"plot_bode: unknown {what} {name!r}; {what}s are {names}")
+    i = [outs.index(output)] if output is not None else list(range(len(outs)))
+    j = [ins.index(input)] if input is not None else list(range(len(ins)))
+    if output is not None or input is not None:
+        responses = [r[i[0] if len(i) == 1 else slice(None),
+                       j[0] if len(j) == 1 else slice(None)] for r in responses]
+    fig, axes = _subplots(2 * len(i), len(j), figsize=(6.5 * len(j), 2.5 * 2 * len(i)),
+                          sharex=True, squeeze=False)
+    kwargs = {"label": list(label)} if label is not None else {}
+    control.bode_plot(responses, ax=axes, dB=True, deg=True, Hz=False, initial_phase=0.0,
+                      title="", **kwargs)
+    for ax in axes.flat:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[-1, 0].set_xlabel("ω [rad/s]")
+    if title is None and len(i) == 1 and len(j) == 1:
+        title = f"{ins[j[0]]} → {outs[i[0]]}"
+    if title:
+        fig.suptitle(title)
     return fig
 
 
