@@ -4,6 +4,7 @@ The ``.mat`` file is also read with scipy alone, as a MATLAB user would see it."
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from pathlib import Path
 
@@ -12,8 +13,8 @@ import pytest
 from scipy.io import loadmat
 
 import titop_lpv as tl
+from titop_lpv import export
 from titop_lpv.export import load_linear, save_linear
-from titop_lpv.model import read_description
 
 ROOT = Path(__file__).resolve().parents[1]
 FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
@@ -22,11 +23,9 @@ GUESS = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}
 
 @pytest.fixture(scope="module")
 def balloon():
-    d = read_description(ROOT / "examples" / "balloon.toml")
-    d["bodies"][1]["joint"]["actuated"] = True
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # the slider of the shipped balloon is actuated
         warnings.simplefilter("ignore", tl.TitopWarning)
-        model = tl.load_model(d)
+        model = tl.load_model(ROOT / "examples" / "balloon.toml")
     op = tl.trim(model, free=FREE, guess=GUESS)
     return model, op
 
@@ -92,3 +91,80 @@ def test_bad_paths(tmp_path, balloon):
     (tmp_path / "junk.json").write_text('{"kind": "nothing"}')
     with pytest.raises(tl.ModelFileError):
         load_linear(tmp_path / "junk.json")
+
+
+def _same_field(a, b, where: str) -> None:
+    """Equal values of the same type (arrays: same shape and bits; dicts: recursively)."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), where
+        for k in a:
+            _same_field(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and b.shape == a.shape, where
+        np.testing.assert_array_equal(b, a, err_msg=where)
+    else:
+        assert a == b and type(a) is type(b), f"{where}: {a!r} != {b!r}"
+
+
+def _spin_point() -> tl.OperatingPoint:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        model = tl.load_model(ROOT / "examples" / "spinning_spacecraft.toml")
+    return tl.trim(model, free=["panel1_q", "panel2_q"], kind="spin",
+                   spin={"body": "hub", "axis": [0, 0, 1], "rate": 2.0})
+
+
+@pytest.mark.parametrize("ext", [".mat", ".npz", ".json"])
+def test_every_operating_point_field_round_trips(balloon, tmp_path, ext):
+    """Every field of OperatingPoint, whatever fields it has (dataclasses.fields): a spin
+    point (spin dict, cyclic states), the balloon (spin None), and one with every field
+    set to an unusual value (empty message, no pinned states, failed, nfev 0)."""
+    model, op = balloon
+    spin_op = _spin_point()
+    odd = dataclasses.replace(op, message="", pinned=(), success=False, nfev=0,
+                              rank_deficiency=2, tolerance=1e-7)
+    assert spin_op.spin is not None and spin_op.nfev > 0
+    sys = tl.linearize(model, op, inputs=["slider_tau"], outputs=["pendulum2_q"])
+    for k, point in enumerate((spin_op, op, odd)):
+        back = load_linear(save_linear(sys, tmp_path / f"sys{k}{ext}", op=point)).op
+        for field in dataclasses.fields(tl.OperatingPoint):
+            _same_field(getattr(point, field.name), getattr(back, field.name),
+                        f"{ext} point {k}: {field.name}")
+    grid = tl.linearize_sweep(model, {"k": [40.0, 60.0]}, free=FREE, guess=GUESS,
+                              inputs=["slider_tau"], outputs=["pendulum2_q"], progress=False)
+    back = load_linear(save_linear(grid, tmp_path / f"grid{ext}"))
+    for point, point_back in zip(grid.sweep, back.sweep):
+        for field in dataclasses.fields(tl.OperatingPoint):
+            _same_field(getattr(point, field.name), getattr(point_back, field.name),
+                        f"{ext} grid: {field.name}")
+
+
+@dataclasses.dataclass(frozen=True)
+class _LaterPoint(tl.OperatingPoint):
+    """An OperatingPoint with fields a later version might add."""
+
+    margin: float = 0.0
+    labels: tuple[str, ...] = ()
+    scales: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    extra: dict | None = None
+
+
+@pytest.mark.parametrize("ext", [".mat", ".npz", ".json"])
+def test_fields_added_later_round_trip_too(balloon, tmp_path, ext, monkeypatch):
+    """The export is generic over the dataclass fields: new fields need no export change."""
+    model, op = balloon
+    later = _LaterPoint(**{f.name: getattr(op, f.name)
+                           for f in dataclasses.fields(tl.OperatingPoint)},
+                        margin=0.25, labels=("a", "b"), scales=np.array([1.5, -2.0]),
+                        extra={"note": "x", "gain": 3.0})
+    monkeypatch.setattr(export, "OperatingPoint", _LaterPoint)
+    sys = tl.linearize(model, op, inputs=["slider_tau"], outputs=["pendulum2_q"])
+    back = load_linear(save_linear(sys, tmp_path / f"later{ext}", op=later)).op
+    assert isinstance(back, _LaterPoint)
+    for field in dataclasses.fields(_LaterPoint):
+        _same_field(getattr(later, field.name), getattr(back, field.name), field.name)
+    # a file written before a field existed still loads: the field takes its default
+    monkeypatch.setattr(export, "OperatingPoint", tl.OperatingPoint)
+    old = load_linear(save_linear(sys, tmp_path / f"old{ext}", op=op))
+    monkeypatch.setattr(export, "OperatingPoint", _LaterPoint)
+    assert load_linear(tmp_path / f"old{ext}").op.margin == 0.0 and old.op.x.size

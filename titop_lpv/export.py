@@ -3,7 +3,11 @@
 A ``control.StateSpace`` is written with its matrices ``A, B, C, D``, its name and its
 state / input / output names (MATLAB cell arrays in ``.mat``: ``StateName``,
 ``InputName``, ``OutputName``, as in MATLAB's ``ss``), and optionally the operating point
-it was linearised at (``x0``, ``u0``, parameter names and values). An :class:`LPVGrid`
+it was linearised at: every field of :class:`OperatingPoint` (found with
+``dataclasses.fields``, so a field added later is stored too) under its own name, except
+the state ``x0``, the inputs ``u0`` and the parameters ``param_values`` (in ``param_names``
+order); dict fields such as ``spin`` are MATLAB structs, fields that are None are listed in
+``none_fields``. An :class:`LPVGrid`
 is written as stacked matrices over the grid (``A`` of shape ``grid + (n, n)``, NaN where
 a point is not an equilibrium), the grid axes, the names and every operating point.
 :func:`load_linear` reads any of them back: matrices exactly (binary formats; JSON keeps
@@ -12,7 +16,10 @@ a point is not an equilibrium), the grid axes, the names and every operating poi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -40,35 +47,106 @@ def _ss_record(sys: control.StateSpace) -> dict[str, Any]:
     }
 
 
+# Operating-point fields stored under another name (MATLAB users read ``op.x0``, ``op.u0``)
+# or in another form (``params`` as ``param_values`` in ``param_names`` order); every other
+# field of OperatingPoint is stored under its own name, so fields added later round-trip too.
+_OP_RENAMED = {"x": "x0", "u": "u0"}
+_OP_NONE = "none_fields"  # fields whose value is None (a .mat file cannot hold None)
+
+
 def _op_record(op: OperatingPoint) -> dict[str, Any]:
-    return {
-        "model_name": op.model_name, "kind": op.kind, "x0": op.x, "u0": op.u,
-        "state_names": list(op.state_names), "input_names": list(op.input_names),
-        "param_names": list(op.param_names), "param_values": op.param_vector,
-        "residual": op.residual, "residual_names": list(op.residual_names),
-        "free": list(op.free), "fixed": list(op.fixed), "pinned": list(op.pinned),
-        "cyclic": list(op.cyclic), "success": bool(op.success), "message": op.message,
-        "tolerance": op.tolerance,
-    }
+    """Every field of ``op`` as a record of arrays, strings, name lists and sub-records."""
+    rec: dict[str, Any] = {}
+    none: list[str] = []
+    for field in dataclasses.fields(op):
+        value = getattr(op, field.name)
+        if value is None:
+            none.append(field.name)
+        elif field.name == "params":
+            rec["param_values"] = np.array([float(value[n]) for n in op.param_names])
+        else:
+            rec[_OP_RENAMED.get(field.name, field.name)] = _encode(value, field.name)
+    rec[_OP_NONE] = none
+    return rec
+
+
+def _encode(value: Any, where: str) -> Any:
+    """A field value in a form that .mat, .npz/JSON and JSON all store."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, float, str, np.integer, np.floating)):
+        return value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, np.ndarray):
+        return np.asarray(value, dtype=float)
+    if isinstance(value, (tuple, list)):
+        if all(isinstance(v, str) for v in value):
+            return list(value)
+        return np.asarray(value, dtype=float)
+    if isinstance(value, dict):
+        return {str(k): _encode(v, f"{where}.{k}") for k, v in value.items()}
+    raise TypeError(f"operating point field {where!r}: cannot store a "
+                    f"{type(value).__name__}")
 
 
 def _op_from(rec: dict[str, Any]) -> OperatingPoint:
-    names = tuple(_strings(rec["param_names"]))
-    values = np.atleast_1d(np.asarray(rec["param_values"], float))
-    return OperatingPoint(
-        model_name=str(rec["model_name"]), kind=str(rec["kind"]),
-        state_names=tuple(_strings(rec["state_names"])),
-        input_names=tuple(_strings(rec["input_names"])), param_names=names,
-        x=np.atleast_1d(np.asarray(rec["x0"], float)),
-        u=np.atleast_1d(np.asarray(rec["u0"], float)).reshape(-1),
-        params=dict(zip(names, values.tolist())),
-        residual_names=tuple(_strings(rec["residual_names"])),
-        residual=np.atleast_1d(np.asarray(rec["residual"], float)).reshape(-1),
-        free=tuple(_strings(rec["free"])), fixed=tuple(_strings(rec["fixed"])),
-        pinned=tuple(_strings(rec["pinned"])), cyclic=tuple(_strings(rec["cyclic"])),
-        success=bool(np.asarray(rec["success"]).item()), message=str(rec["message"]),
-        tolerance=float(np.asarray(rec["tolerance"]).item()),
-    )
+    """The OperatingPoint back, each field decoded by its annotated type; fields absent from
+    the record (a file written before the field existed) take their default."""
+    hints = typing.get_type_hints(OperatingPoint)
+    none = set(_strings(rec.get(_OP_NONE)))
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(OperatingPoint):
+        name, key = field.name, _OP_RENAMED.get(field.name, field.name)
+        if name in none:
+            values[name] = None
+        elif name == "params":
+            names = _strings(rec["param_names"])
+            vec = np.atleast_1d(np.asarray(rec["param_values"], float)).reshape(-1)
+            values[name] = dict(zip(names, vec.tolist()))
+        elif key in rec:
+            values[name] = _decode(rec[key], hints[name], name)
+        elif (field.default is dataclasses.MISSING
+              and field.default_factory is dataclasses.MISSING):
+            raise KeyError(f"operating point field {key!r} is missing")
+    return OperatingPoint(**values)
+
+
+def _decode(value: Any, hint: Any, where: str) -> Any:
+    """``value`` read from a file, converted to the annotated type ``hint``."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = args[0] if len(args) == 1 else Any
+        args = list(typing.get_args(hint))
+    origin = typing.get_origin(hint) or hint
+    if origin is tuple:
+        if args and args[0] is str:
+            return tuple(_strings(value))
+        return tuple(np.atleast_1d(np.asarray(value, float)).reshape(-1).tolist())
+    if origin is np.ndarray:
+        return np.atleast_1d(np.asarray(value, float)).reshape(-1)
+    if origin is str:
+        flat = np.asarray(value).ravel()
+        return value if isinstance(value, str) else str(flat[0]) if flat.size else ""
+    if origin in (bool, int, float):
+        return origin(np.asarray(value).ravel()[0].item())
+    if origin is dict or hint is Any:
+        if not isinstance(value, dict):
+            raise TypeError(f"operating point field {where!r}: expected a record")
+        return {k: _plain(v) for k, v in value.items()}
+    raise TypeError(f"operating point field {where!r}: cannot read a {hint!r}")
+
+
+def _plain(value: Any) -> Any:
+    """A value inside a dict field as Python/numpy: scalars unwrapped, vectors as arrays."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, str):
+        return value
+    arr = np.asarray(value)
+    if arr.dtype.kind in "USO":
+        return str(arr.item()) if arr.ndim == 0 else _strings(arr)
+    if arr.ndim == 0:
+        return arr.item()
+    return arr.astype(float).reshape(-1) if arr.dtype.kind in "biuf" else arr
 
 
 def _strings(value: Any) -> list[str]:
