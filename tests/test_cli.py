@@ -80,6 +80,9 @@ def test_demo_writes_every_file(tmp_path: Path) -> None:
     seconds = float(re.search(r"demo finished in ([\d.]+) s", out).group(1))
     assert seconds < 60
     assert "static operating point of 'balloon': success" in out
+    assert "model 'balloon' (the balloon shipped in titop_lpv)" in out
+    # the hanging balloon: no unstable pole, the 4 rigid-body zero poles on the axis
+    assert "stability: marginal: max Re λ = 0 rad/s, 0 unstable pole(s)" in out
     assert "31/31 linear models" in out
     sys_ = load_linear(tmp_path / "demo_out" / "balloon_ss.mat")
     assert sys_.input_labels == ["slider_tau"] and sys_.output_labels == ["pendulum2_q"]
@@ -125,12 +128,14 @@ def test_trim_spin_matches_the_closed_form_moment_balance(tmp_path: Path) -> Non
 
 
 def test_linearize_writes_a_named_model_with_its_operating_point(tmp_path: Path) -> None:
-    out = ok(run("linearize", BALLOON, "--actuate", "slider", "--inputs", "slider.tau",
+    # the shipped balloon's slider is actuated: no --actuate needed
+    out = ok(run("linearize", BALLOON, "--inputs", "slider.tau",
                  "--outputs", "pendulum2.q", HANGING, "--drop-integrators", "--out", "ss.npz",
                  cwd=tmp_path))
     assert "linear model balloon_lin: 14 states, 1 inputs, 1 outputs" in out
     assert "dropped: balloon_x, balloon_y, balloon_z, balloon_psi" in out
     assert "modes of balloon_lin: 4 rigid-body, 5 other" in out
+    assert "stability: marginal" in out and "4 on the imaginary axis" in out
     sys_ = load_linear(tmp_path / "ss.npz")
     assert sys_.input_labels == ["slider_tau"] and sys_.output_labels == ["pendulum2_q"]
     assert sys_.op.success and sys_.op.input_names == ("slider_tau",)
@@ -145,18 +150,37 @@ def test_modes_markdown_on_the_robot_arm(tmp_path: Path) -> None:
     assert len(re.findall(r"^\| \d+ \|", out, re.M)) >= 4
 
 
+SWEEP_ROW = (r"^ +(?P<k>[\d.]+) +(?P<re>[-\d.e]+) +(?P<n>\d+) +(?P<verdict>\w+) +[\d.e-]+ "
+             r"+[-\d.e]+ +(?:oscillatory|real|unstable)$")
+
+
 def test_sweep_grid_with_a_fixed_parameter(tmp_path: Path) -> None:
     result = run("sweep", BALLOON, "--param", "k=25:100:5", "--param", "ds=4", HANGING,
                  "--drop-integrators", "--out", "sweep.npz", cwd=tmp_path)
     out = ok(result)
     assert "trim_sweep 5/5" in result.stderr  # progress bar
     assert "5/5 linear models" in out and "5/5 equilibria found" in out
-    rows = re.findall(r"^ +([\d.]+) +([\d.e-]+) +([\d.e-]+) +(oscillatory|real)$", out, re.M)
-    assert [float(r[0]) for r in rows] == [25.0, 43.75, 62.5, 81.25, 100.0]
+    rows = [m.groupdict() for m in re.finditer(SWEEP_ROW, out, re.M)]
+    assert [float(r["k"]) for r in rows] == [25.0, 43.75, 62.5, 81.25, 100.0]
+    # hanging: marginally stable, the largest real part is a rigid-body zero pole
+    assert all(r["verdict"] == "marginal" and r["n"] == "0" and abs(float(r["re"])) < 1e-6
+               for r in rows)
+    assert "stability: 0 unstable, 5 marginal, 0 stable of 5 points" in out
     grid = load_linear(tmp_path / "sweep.npz")
     assert isinstance(grid, LPVGrid)
     np.testing.assert_allclose(grid.axes["k"], np.linspace(25, 100, 5))
     assert all(op.params["ds"] == 4.0 and op.success for op in grid.sweep)
+
+
+def test_sweep_without_guess_finds_the_inverted_branch_and_says_unstable(tmp_path: Path) -> None:
+    """Trim starts at Fig. 17's pendulums near the top: the inverted equilibrium, whose
+    largest pole is real and near +5.5 rad/s; every row must say so."""
+    out = ok(run("sweep", "balloon", "--param", "k=25:100:4", cwd=tmp_path))
+    rows = [m.groupdict() for m in re.finditer(SWEEP_ROW, out, re.M)]
+    assert len(rows) == 4
+    for r in rows:
+        assert r["verdict"] == "unstable" and int(r["n"]) >= 1 and 5.0 < float(r["re"]) < 6.0
+    assert "stability: 4 unstable, 0 marginal, 0 stable of 4 points" in out
 
 
 def test_sweep_tensor_grid_in_parallel_with_spin(tmp_path: Path) -> None:
@@ -169,7 +193,7 @@ def test_sweep_tensor_grid_in_parallel_with_spin(tmp_path: Path) -> None:
 
 
 def test_bode_peak_lies_between_the_modes(tmp_path: Path) -> None:
-    out = ok(run("bode", BALLOON, "--actuate", "slider", "--inputs", "slider.tau",
+    out = ok(run("bode", BALLOON, "--inputs", "slider.tau",
                  "--outputs", "pendulum2.q", HANGING, "--omega", "0.1:100:400", "--out",
                  "b.png", cwd=tmp_path))
     assert (tmp_path / "b.png").stat().st_size > 0
@@ -222,6 +246,14 @@ BAD = {
     "no equilibrium": (["trim", ARM, "--free", "shoulder_q"], "failed"),
     "actuate a free joint": (["trim", BALLOON, "--actuate", "balloon"], "--actuate"),
     "unwritable output": (["trim", BALLOON, "--out", "no/such/dir/op.json"], "no/such/dir"),
+    "trim stalls at the arm's start": (["trim", ARM], "Hint: --free"),
+    "t-final not a number": (["simulate", BALLOON, "--t-final", "abc"], "--t-final"),
+    "t-final missing": (["simulate", BALLOON], "required: --t-final"),
+    "unknown option of a command": (["simulate", BALLOON, "--t-final", "1", "--bogus"],
+                                    "--bogus (see 'titop-lpv simulate --help')"),
+    "unknown command": (["frobnicate"], "invalid choice: 'frobnicate'"),
+    "no command": ([], "a command is needed: demo, simulate"),
+    "bad --tol": (["trim", BALLOON, "--tol", "tight"], "--tol"),
 }
 
 
@@ -237,10 +269,52 @@ def test_bad_input_is_one_line_and_status_2(case: str, tmp_path: Path, monkeypat
     assert expected in line
 
 
-def test_usage_errors_exit_2(capsys) -> None:
-    assert main(["simulate", BALLOON]) == 2  # --t-final missing: argparse's usage message
-    assert "--t-final" in capsys.readouterr().err
-    assert main(["frobnicate"]) == 2
+def test_usage_errors_are_one_line_in_a_subprocess(tmp_path: Path) -> None:
+    """argparse's own errors keep the contract too (no usage block), also for a subcommand."""
+    for args, expected in ((["simulate", BALLOON, "--t-final", "abc"], "invalid float value"),
+                           (["linearize", BALLOON, "--nope"], "titop-lpv linearize --help"),
+                           ([], "a command is needed")):
+        result = run(*args, cwd=tmp_path)
+        assert expected in one_error_line(result.returncode, result.stderr)
+        assert result.stdout == ""
+
+
+# output files are checked before loading, trimming or simulating: nothing on stdout
+BAD_OUTPUT = {
+    "figure directory missing": (["simulate", BALLOON, "--t-final", "5", "--plot-file",
+                                  "no/such/dir/sim.png"], "directory 'no/such/dir'"),
+    "figure type unknown": (["simulate", BALLOON, "--t-final", "5", "--plot-file", "sim.pngx"],
+                            "unknown file type '.pngx'"),
+    "bode figure type unknown": (["bode", BALLOON, HANGING, "--out", "x.pdfx"], "'.pdfx'"),
+    "linear model type unknown": (["linearize", BALLOON, "--out", "ss.xlsx"], ".mat, .npz"),
+    "sweep file directory missing": (["sweep", BALLOON, "--param", "k=25:100:3", "--out",
+                                      "nowhere/g.npz"], "'nowhere' does not exist"),
+    "output is a directory": (["trim", BALLOON, "--out", "adir.json"], "is a directory"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_OUTPUT))
+def test_bad_output_fails_before_the_work(case: str, tmp_path: Path, monkeypatch,
+                                          capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir.json").mkdir()
+    argv, expected = BAD_OUTPUT[case]
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert expected in one_error_line(status, err)
+    assert out == ""  # no model loaded, no trim, no simulation
+
+
+def test_model_balloon_is_the_shipped_file(tmp_path: Path, monkeypatch, capsys) -> None:
+    """'balloon' names the packaged model from any directory (a pip install has no examples/)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "balloon", "--t-final", "0.5", "--out", "a.npz"]) == 0
+    assert "model 'balloon' (the balloon shipped in titop_lpv)" in capsys.readouterr().out
+    assert main(["simulate", BALLOON, "--t-final", "0.5", "--out", "b.npz"]) == 0
+    a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
+    np.testing.assert_array_equal(a["x"], b["x"])
+    assert main(["simulate", "--help"]) == 0
+    assert "MODEL 'balloon' is the paper's balloon shipped" in capsys.readouterr().out
 
 
 def test_debug_variable_shows_the_exception(tmp_path: Path, monkeypatch) -> None:

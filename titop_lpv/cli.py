@@ -2,15 +2,20 @@
 
 Every subcommand reads a model file (TOML, JSON or YAML, see ``docs/model-file.md``), prints
 a readable summary and writes the files it names; ``titop-lpv demo`` runs the whole chain on
-the balloon model shipped inside the package. Bad input ends the command with one line
-``titop-lpv: error: <message>`` on stderr and exit status 2; ``TITOP_LPV_DEBUG=1`` shows the
-traceback instead. Long work (simulations, sweeps) shows progress on stderr.
+the balloon model shipped inside the package; the model argument ``balloon`` names that same
+model in every other command (``examples/balloon.toml`` of the source repository). Bad input,
+including a malformed command line, ends the command with one line
+``titop-lpv: error: <message>`` on stderr and exit status 2 before any work starts when it can
+be seen then (names, values, output paths and formats); ``TITOP_LPV_DEBUG=1`` shows the
+traceback instead. Long work (simulations, sweeps) shows progress on stderr. See
+``docs/cli.md`` for every command and option.
 
 Examples
 --------
 ::
 
     titop-lpv demo
+    titop-lpv linearize balloon --inputs slider.tau --outputs pendulum2.q --out balloon_ss.mat
     titop-lpv trim examples/spinning_spacecraft.toml --spin hub:0,0,1:2.0 --out op.json
     titop-lpv sweep examples/balloon.toml --param k=25:100:31 --out sweep.npz
 """
@@ -18,13 +23,15 @@ Examples
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
 import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -39,6 +46,10 @@ __all__ = ["main"]
 PROG = "titop-lpv"
 HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}  # guess: the balloon's hanging equilibrium
 GUESS = "--guess pendulum1.q=0.2,pendulum2.q=-0.2"
+BUILTIN = "balloon"  # model argument naming the balloon shipped in the package
+AXIS_TOL = 1e-6  # rad/s: a pole with |Re λ| <= AXIS_TOL lies on the imaginary axis
+
+
 class CLIError(TitopError, ValueError):
     """Malformed command-line value (``--param``, ``--spin``, a grid, a file suffix)."""
 
@@ -93,10 +104,78 @@ def _spin(text: str) -> dict[str, Any]:
             "rate": _number(parts[2], "--spin rate")}
 
 
+# ---------------------------------------------------------------------------- output files
+def _figure_suffixes() -> tuple[str, ...]:
+    """File suffixes matplotlib can write (``.png``, ``.pdf``, ``.svg``, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return tuple(sorted(f".{k}" for k in FigureCanvasBase.get_supported_filetypes()))
+
+
+def _check_out(path: str | None, option: str, suffixes: Sequence[str]) -> Path | None:
+    """Check an output path before any work: its suffix and an existing, writable directory.
+
+    Parameters
+    ----------
+    path : str or None
+        The path given on the command line (None: nothing to check).
+    option : str
+        The option that gave it, for the message (``--out``, ``--plot-file``).
+    suffixes : sequence of str
+        Accepted suffixes, lower case with the dot.
+
+    Returns
+    -------
+    Path or None
+
+    Raises
+    ------
+    CLIError
+        The suffix is not one of ``suffixes``, the path is a directory, or its directory does
+        not exist or is not writable.
+    """
+    if path is None:
+        return None
+    out = Path(path)
+    if out.suffix.lower() not in suffixes:
+        kinds = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else \
+            suffixes[0]
+        raise CLIError(f"{option} {path}: unknown file type {out.suffix or '(none)'!r}; "
+                       f"use a {kinds} file")
+    if out.is_dir():
+        raise CLIError(f"{option} {path}: is a directory, not a file")
+    parent = out.parent
+    if not parent.is_dir():
+        raise CLIError(f"{option} {path}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise CLIError(f"{option} {path}: directory {str(parent)!r} is not writable")
+    return out
+
+
 # ---------------------------------------------------------------------------- model and trim
-def _load(path: str | Path, actuate: list[str] | None = None, quiet: bool = False) -> tl.Model:
-    """Read, optionally actuate joints, compile; model warnings become ``note:`` lines."""
-    desc = read_description(path)
+@contextlib.contextmanager
+def _model_source(model: str | Path) -> Iterator[Path]:
+    """The model file: ``balloon`` is the balloon shipped in the package, else a path."""
+    if str(model) != BUILTIN:
+        yield Path(model)
+        return
+    from importlib.resources import as_file, files
+
+    with as_file(files("titop_lpv") / "data" / "balloon.toml") as path:
+        if not path.is_file():
+            raise CLIError(f"the shipped balloon model is missing ({path}): reinstall titop_lpv")
+        yield path
+
+
+def _load(model: str | Path, actuate: list[str] | None = None,
+          quiet: bool = False) -> tl.Model:
+    """Read, optionally actuate joints, compile; model warnings become ``note:`` lines.
+
+    ``model`` is a model file, or ``balloon`` for the balloon shipped in the package.
+    """
+    with _model_source(model) as path:
+        desc = read_description(path)
+    where = "the balloon shipped in titop_lpv" if str(model) == BUILTIN else str(model)
     for body in actuate or []:
         bodies = desc.get("bodies") if isinstance(desc, dict) else None
         match = [b for b in bodies or [] if isinstance(b, dict) and b.get("name") == body]
@@ -111,7 +190,7 @@ def _load(path: str | Path, actuate: list[str] | None = None, quiet: bool = Fals
         for w in caught:
             print(f"note: {w.message}")
         defaults = ", ".join(f"{k}={v:g}" for k, v in model.default_params().items())
-        print(f"model {model.name!r} ({path}): {len(model.body_names)} bodies, "
+        print(f"model {model.name!r} ({where}): {len(model.body_names)} bodies, "
               f"{model.n_states} states, {model.n_inputs} inputs, {model.n_outputs} outputs, "
               f"parameters: {defaults or 'none'}")
     return model
@@ -144,6 +223,40 @@ def _trim_kwargs(model: tl.Model, args: argparse.Namespace,
     return kwargs
 
 
+def _trim(model: tl.Model, kwargs: dict[str, Any]) -> Any:
+    """``tl.trim(model, **kwargs)``; a failure says which options steer the solver."""
+    try:
+        return tl.trim(model, **kwargs)
+    except tl.TrimError as err:
+        raise CLIError(f"{str(err).rstrip('. ')}. Hint: --free NAMES chooses the unknowns "
+                       "(states, inputs such as joint torques, parameters), --fix NAME=VALUE "
+                       "holds variables, --guess NAME=VALUE starts nearer to an equilibrium"
+                       ) from None
+
+
+def _stability(sys_: Any) -> tuple[float, int, int, str]:
+    """Where the poles of ``sys_`` lie: ``(max Re λ, n unstable, n on the axis, verdict)``.
+
+    A pole with ``Re λ > AXIS_TOL`` is unstable; one with ``|Re λ| <= AXIS_TOL`` lies on the
+    imaginary axis (the zero poles of rigid-body modes and neutral coordinates, undamped
+    modes). The verdict is ``unstable`` if a pole is unstable, else ``marginal`` if a pole is
+    on the axis, else ``stable``. Poles are counted singly (a complex pair counts twice).
+    """
+    lam = np.linalg.eigvals(np.asarray(sys_.A, float)) if sys_.nstates else np.zeros(0)
+    re = lam.real
+    unstable, axis = int(np.sum(re > AXIS_TOL)), int(np.sum(np.abs(re) <= AXIS_TOL))
+    verdict = "unstable" if unstable else "marginal" if axis else "stable"
+    return (float(re.max()) if re.size else float("nan")), unstable, axis, verdict
+
+
+def _stability_line(sys_: Any) -> str:
+    """One line: verdict, largest real part and how the poles were counted."""
+    top, unstable, axis, verdict = _stability(sys_)
+    return (f"stability: {verdict}: max Re λ = {top:.4g} rad/s, {unstable} unstable pole(s) "
+            f"(Re λ > {AXIS_TOL:g}), {axis} on the imaginary axis (|Re λ| <= {AXIS_TOL:g}: "
+            "rigid-body zero poles and undamped modes, marginal)")
+
+
 def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
     """A clearer message for ``<body>_tau`` of a joint that is not actuated."""
     for name in names or []:
@@ -158,7 +271,7 @@ def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
     model, params = _model_and_params(args)
     inputs, outputs = _names(args.inputs), _names(args.outputs)
     _check_inputs(model, inputs)
-    op = tl.trim(model, **_trim_kwargs(model, args, params))
+    op = _trim(model, _trim_kwargs(model, args, params))
     print(f"trim: {op.kind} operating point, max |residual| = {op.residual_norm:.2e}, "
           f"free: {', '.join(op.free) or 'none'}"
           + (f"; pinned: {', '.join(op.pinned)}" if op.pinned else ""))
@@ -202,9 +315,10 @@ def _simulate(model: tl.Model, t_final: float, x0: Any = None,
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """``titop-lpv simulate``."""
-    out = Path(args.out) if args.out else None
-    if out is not None and out.suffix.lower() not in (".npz", ".csv"):
-        raise CLIError(f"--out {out}: use a .npz or .csv file")
+    out = _check_out(args.out, "--out", (".npz", ".csv"))
+    plot_file = _check_out(args.plot_file, "--plot-file", _figure_suffixes())
+    if args.t_final <= 0 or not np.isfinite(args.t_final):
+        raise CLIError(f"--t-final {args.t_final:g}: must be a positive number of seconds")
     model, params = _model_and_params(args)
     x0 = model.default_state(params or None)
     for name, value in _values(args.x0, "--x0").items():
@@ -232,8 +346,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                    comments="", fmt="%.17g")
     if out is not None:
         _wrote(out)
-    if args.plot:
-        plot_file = args.plot_file or f"{Path(args.model).stem}_simulation.png"
+    if args.plot or plot_file is not None:
+        plot_file = plot_file or f"{Path(args.model).stem}_simulation.png"
         _savefig(traj.plot(signals, title=f"{model.name}: simulation over {args.t_final:g} s"),
                  plot_file)
         _wrote(plot_file)
@@ -243,10 +357,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- trim
 def cmd_trim(args: argparse.Namespace) -> int:
     """``titop-lpv trim``."""
-    if args.out and Path(args.out).suffix.lower() != ".json":
-        raise CLIError(f"--out {args.out}: the operating point is written as .json")
+    _check_out(args.out, "--out", (".json",))
     model, params = _model_and_params(args)
-    op = tl.trim(model, **_trim_kwargs(model, args, params))
+    op = _trim(model, _trim_kwargs(model, args, params))
     print(op.report())
     if args.out:
         Path(args.out).write_text(json.dumps(op.to_dict(), indent=1) + "\n")
@@ -257,10 +370,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- linear models
 def cmd_linearize(args: argparse.Namespace) -> int:
     """``titop-lpv linearize``."""
-    if args.out and Path(args.out).suffix.lower() not in (".mat", ".npz", ".json"):
-        raise CLIError(f"--out {args.out}: use a .mat, .npz or .json file")
+    _check_out(args.out, "--out", (".mat", ".npz", ".json"))
     op, sys_ = _trim_and_linearize(args)
     print(tl.modes(sys_))
+    print(_stability_line(sys_))
     if args.out:
         _wrote(save_linear(sys_, args.out, op=op))
     return 0
@@ -268,8 +381,10 @@ def cmd_linearize(args: argparse.Namespace) -> int:
 
 def cmd_modes(args: argparse.Namespace) -> int:
     """``titop-lpv modes``."""
-    table = tl.modes(_trim_and_linearize(args)[1])
+    sys_ = _trim_and_linearize(args)[1]
+    table = tl.modes(sys_)
     print(table.to_markdown() if args.markdown else table)
+    print(_stability_line(sys_))
     return 0
 
 
@@ -286,34 +401,29 @@ def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
     if not sys_.ninputs or not sys_.noutputs:
         raise CLIError(f"a Bode plot needs an input and an output; {sys_.name} has inputs "
                        f"{list(sys_.input_labels)} (--actuate BODY adds <body>_tau)")
-    resp = sys_.frequency_response(omega)
-    shape = (sys_.noutputs, sys_.ninputs, omega.size)
-    mag = np.asarray(resp.magnitude).reshape(shape)
-    phase = np.unwrap(np.asarray(resp.phase).reshape(shape))
-    import matplotlib.pyplot as plt
+    import control
 
-    fig, (am, ap) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True, layout="constrained")
+    from .plots import plot_bode
+
+    response = control.frequency_response(sys_, omega)  # computed here, drawn by plots.py
+    mag = np.asarray(response.magnitude).reshape(sys_.noutputs, sys_.ninputs, omega.size)
     lines = []
     for (i, out), (j, inp) in ((a, b) for a in enumerate(sys_.output_labels)
                                for b in enumerate(sys_.input_labels)):
-        with np.errstate(divide="ignore"):
-            db = 20 * np.log10(mag[i, j])
-        am.semilogx(omega, db, lw=1, label=f"{inp} → {out}")
-        ap.semilogx(omega, np.degrees(phase[i, j]), lw=1)
         k = int(np.argmax(mag[i, j]))
-        lines.append(f"  {inp} → {out}: peak gain {mag[i, j, k]:.4g} ({db[k]:.2f} dB) at "
+        with np.errstate(divide="ignore"):
+            db = 20 * np.log10(mag[i, j, k])
+        lines.append(f"  {inp} → {out}: peak gain {mag[i, j, k]:.4g} ({db:.2f} dB) at "
                      f"ω = {omega[k]:.4g} rad/s ({omega[k] / (2 * np.pi):.4g} Hz)")
-    am.set(ylabel="magnitude [dB]", title=f"Bode: {sys_.name}")
-    ap.set(ylabel="phase [deg]", xlabel="ω [rad/s]")
-    am.legend(fontsize=8)
-    for a in (am, ap):
-        a.grid(True, which="both", alpha=0.3)
-    _savefig(fig, path)
+    title = f"Bode: {sys_.name}" if sys_.ninputs * sys_.noutputs > 1 else \
+        f"Bode: {sys_.input_labels[0]} → {sys_.output_labels[0]}"
+    _savefig(plot_bode(response, title=title), path)
     return lines
 
 
 def cmd_bode(args: argparse.Namespace) -> int:
     """``titop-lpv bode``."""
+    _check_out(args.out, "--out", _figure_suffixes())
     omega = None
     if args.omega:
         lo, hi, n = _triple(args.omega, "--omega", "0.01:100:400")
@@ -330,12 +440,15 @@ def cmd_bode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _slowest(sys_: Any) -> list[str]:
-    """Natural frequency, damping and kind of the slowest non-rigid mode."""
-    flexible = tl.modes(sys_).flexible if sys_ is not None else ()
-    if not flexible:
-        return ["-", "-", "no equilibrium" if sys_ is None else "rigid only"]
-    return [f"{flexible[0].wn:.4g}", f"{flexible[0].zeta:.4g}", flexible[0].kind]
+def _sweep_row(sys_: Any) -> list[str]:
+    """Stability (max Re λ, unstable poles, verdict) and the slowest non-rigid mode."""
+    if sys_ is None:
+        return ["-", "-", "no equilibrium", "-", "-", "-"]
+    top, unstable, _, verdict = _stability(sys_)
+    flexible = tl.modes(sys_).flexible
+    slowest = ([f"{flexible[0].wn:.4g}", f"{flexible[0].zeta:.4g}", flexible[0].kind]
+               if flexible else ["-", "-", "rigid only"])
+    return [f"{top:.4g}", str(unstable), verdict, *slowest]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -351,8 +464,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             plain.append(part)
     if not grid:
         raise CLIError("sweep needs a grid: --param NAME=LO:HI:N, e.g. --param k=25:100:31")
-    if args.out and Path(args.out).suffix.lower() not in (".npz", ".mat", ".json"):
-        raise CLIError(f"--out {args.out}: use a .npz, .mat or .json file")
+    _check_out(args.out, "--out", (".npz", ".mat", ".json"))
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
     args.param = plain
@@ -382,12 +494,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         if executor is not None:
             executor.shutdown()
     print(f"done in {time.perf_counter() - start:.2f} s\n{lpv.report()}\n{lpv.sweep.report()}")
-    rows = [[*grid, "slowest mode: ω_n [rad/s]", "ζ", "kind"]]
+    rows = [[*grid, "max Re λ", "unstable poles", "stability", "slowest mode: ω_n [rad/s]",
+             "ζ", "kind"]]
     for idx in np.ndindex(*lpv.shape):
-        rows.append([f"{v[i]:.6g}" for v, i in zip(grid.values(), idx)] + _slowest(lpv[idx]))
+        rows.append([f"{v[i]:.6g}" for v, i in zip(grid.values(), idx)] + _sweep_row(lpv[idx]))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for r in rows:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip())
+    verdicts = [r[len(grid) + 2] for r in rows[1:]]
+    print(f"stability: {verdicts.count('unstable')} unstable, {verdicts.count('marginal')} "
+          f"marginal, {verdicts.count('stable')} stable of {len(verdicts)} points "
+          f"(unstable: a pole with Re λ > {AXIS_TOL:g} rad/s; marginal: none, but poles on the "
+          f"imaginary axis, |Re λ| <= {AXIS_TOL:g}, e.g. rigid-body zero poles)")
     if args.out:
         _wrote(save_linear(lpv, args.out))
     return 0
@@ -396,17 +514,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- demo
 def cmd_demo(args: argparse.Namespace) -> int:
     """``titop-lpv demo``: the paper's balloon from simulation to pole map."""
-    from importlib.resources import as_file, files
-
     start = time.perf_counter()
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out}: exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     written: list[tuple[str, str]] = []
-    with as_file(files("titop_lpv") / "data" / "balloon.toml") as source:
-        if not source.is_file():
-            raise CLIError(f"the shipped balloon model is missing ({source}): reinstall")
-        model = _load(source)
-        actuated = _load(source, ["slider"], quiet=True)
+    model = _load(BUILTIN)  # its slider is actuated: input slider_tau (zero in Fig. 17)
 
     print("\n1. simulation of Fig. 17 (θ1,0 = 170°, θ2,0 = −170°), 20 s")
     traj = _simulate(model, 20.0)
@@ -423,21 +537,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     (out / "trim.txt").write_text(op.report() + "\n")
     written.append(("trim.txt", "the operating point (tl.trim report)"))
 
-    print("\n3. linearisation, slider actuated: slider_tau → pendulum2_q, integrators dropped")
-    op = tl.trim(actuated, free=free, guess=HANGING)
-    sys_ = tl.linearize(actuated, op, ["slider_tau"], ["pendulum2_q"], drop_integrators=True)
+    print("\n3. linearisation: slider_tau → pendulum2_q, integrators dropped")
+    sys_ = tl.linearize(model, op, ["slider_tau"], ["pendulum2_q"], drop_integrators=True)
     print(f"linear model: {sys_.nstates} states ({', '.join(sys_.state_labels)})")
     save_linear(sys_, out / "balloon_ss.mat", op=op)
     written.append(("balloon_ss.mat", "A, B, C, D with names and the operating point"))
     table = tl.modes(sys_)
     print(table)
+    print(_stability_line(sys_))
     (out / "modes.md").write_text(f"# Modes of the hanging balloon\n\n{table.to_markdown()}\n")
     written.append(("modes.md", "the modal table (Markdown)"))
     print("\n".join(_bode(sys_, _default_omega(sys_), out / "bode.png")))
     written.append(("bode.png", "Bode plot slider_tau → pendulum2_q"))
 
     print("\n4. LPV grid over the slider stiffness k ∈ [25, 100] N/m (31 points)")
-    lpv = tl.linearize_sweep(actuated, {"k": np.linspace(25.0, 100.0, 31)}, free,
+    lpv = tl.linearize_sweep(model, {"k": np.linspace(25.0, 100.0, 31)}, free,
                              inputs=["slider_tau"], outputs=["pendulum2_q"],
                              drop_integrators=True, guess=HANGING, progress=True)
     print(lpv.report())
@@ -459,7 +573,8 @@ _KV = {"action": "append", "default": [], "metavar": "NAME=VALUE"}
 _OUT = "--out"
 _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "model": [
-        ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml)"}),
+        ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml), or "
+                   f"'{BUILTIN}': the paper's balloon shipped in the package"}),
         ("--param", {**_KV, "help": "set a parameter (repeatable, or comma-separated)"}),
         ("--actuate", {"metavar": "BODY[,BODY]",
                        "help": "make these joints actuated (adds the inputs <body>_tau)"})],
@@ -483,7 +598,8 @@ _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("--x0", {**_KV, "help": "initial state value (repeatable; default: the model's)"}),
         ("--signals", {"metavar": "A,B", "help": "signals to print, plot (default: outputs)"}),
         ("--plot", {"action": "store_true", "help": "save a figure of the signals"}),
-        ("--plot-file", {"metavar": "FILE", "help": "figure (default <model>_simulation.png)"}),
+        ("--plot-file", {"metavar": "FILE", "help": "figure file, any format matplotlib "
+                         "writes (implies --plot; default <model>_simulation.png)"}),
         (_OUT, {"metavar": "FILE", "help": "write the trajectory (.npz or .csv)"})],
     "trim": [(_OUT, {"metavar": "FILE.json", "help": "write the operating point (JSON)"})],
     "linearize": [(_OUT, {"metavar": "FILE", "help": "write the model (.mat, .npz, .json)"})],
@@ -495,45 +611,64 @@ _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "bode": [
         ("--omega", {"metavar": "LO:HI:N",
                      "help": "N log-spaced frequencies [rad/s] (default: around the modes)"}),
-        (_OUT, {"default": "bode.png", "metavar": "FILE", "help": "figure (default bode.png)"})],
+        (_OUT, {"default": "bode.png", "metavar": "FILE",
+                "help": "figure: .png, .pdf, .svg, ... (default bode.png)"})],
 }
-_CHANNEL = f"--actuate slider --inputs slider.tau --outputs pendulum2.q \\\n      {GUESS}"
+_CHANNEL = f"--inputs slider.tau --outputs pendulum2.q \\\n      {GUESS}"
 _COMMANDS = [  # name, function, summary, example, option groups
     ("demo", cmd_demo, "the paper's balloon: simulate, trim, linearise, modes, Bode, pole map "
      "(< 1 min)", "", ()),
     ("simulate", cmd_simulate, "simulate the nonlinear model from its initial state",
-     "examples/balloon.toml --t-final 20 --plot", ("model",)),
+     f"{BUILTIN} --t-final 20 --plot", ("model",)),
     ("trim", cmd_trim, "find an equilibrium or a steady spin",
      "examples/spinning_spacecraft.toml --spin hub:0,0,1:2.0 --out op.json",
      ("model", "trim options")),
     ("linearize", cmd_linearize, "trim, then linearise exactly (named state-space model, modes)",
-     f"examples/balloon.toml {_CHANNEL} --out balloon_ss.mat",
+     f"{BUILTIN} {_CHANNEL} --out balloon_ss.mat",
      ("model", "trim options", "linear model")),
-    ("modes", cmd_modes, "trim, linearise, print the modal table",
-     f"examples/balloon.toml --drop-integrators --markdown \\\n      {GUESS}",
+    ("modes", cmd_modes, "trim, linearise, print the modal table and the stability",
+     f"{BUILTIN} --drop-integrators --markdown \\\n      {GUESS}",
      ("model", "trim options", "linear model")),
     ("sweep", cmd_sweep, "trim and linearise over a parameter grid (LPV grid)\n--param "
      "NAME=LO:HI:N is a grid axis of N points (several: a tensor grid)",
-     f"examples/balloon.toml --param k=25:100:31 --out sweep.npz \\\n      {GUESS}",
+     f"{BUILTIN} --param k=25:100:31 --out sweep.npz \\\n      {GUESS}",
      ("model", "trim options", "linear model")),
     ("bode", cmd_bode, "trim, linearise, save a Bode plot",
-     f"examples/balloon.toml {_CHANNEL} --out bode.png", ("model", "trim options", "linear model")),
+     f"{BUILTIN} {_CHANNEL} --out bode.png", ("model", "trim options", "linear model")),
 ]
+_MODELS = (f"MODEL '{BUILTIN}' is the paper's balloon shipped inside the package (the same as\n"
+           "examples/balloon.toml), so these examples run anywhere; the other\n"
+           "examples/*.toml files come with the source repository.")
+
+
+class UsageError(CLIError):
+    """A malformed command line (unknown option, missing or ill-typed argument)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's error contract: its errors raise :class:`UsageError`
+    (one line, exit status 2) instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`UsageError` with ``message`` and where to find help."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n" + "\n".join(f"  {PROG} {c[0]} {c[3]}".rstrip() for c in _COMMANDS)
-        + f"\n\n'{PROG} COMMAND --help' shows each command's options. Errors: one line on\n"
-        "stderr, exit status 2 (TITOP_LPV_DEBUG=1 shows the traceback).",
+        + f"\n\n{_MODELS}\n\n'{PROG} COMMAND --help' shows each command's options. Errors: "
+        "one line on\nstderr, exit status 2 (TITOP_LPV_DEBUG=1 shows the traceback).",
         description="Nonlinear multibody (TITOP) models: simulation, trim, exact "
                     "linearisation, modes, LPV grids.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {tl.__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
     for name, func, summary, example, groups in _COMMANDS:
+        note = f"\n\n{_MODELS}" if "model" in groups else ""
         p = sub.add_parser(name, help=summary.split("\n")[0], description=summary,
-                           epilog=f"example:\n  {PROG} {name} {example}".rstrip(),
+                           epilog=f"example:\n  {PROG} {name} {example}".rstrip() + note,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(func=func)
         for group in (*groups, name):
@@ -541,6 +676,20 @@ def _parser() -> argparse.ArgumentParser:
             for flag, kwargs in _OPTIONS.get(group, []):
                 g.add_argument(flag, **kwargs)
     return parser
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse the command line; unknown arguments are named with their command's help."""
+    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        raise UsageError(f"a command is needed: {', '.join(c[0] for c in _COMMANDS)} "
+                         f"(see '{PROG} --help')")
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        raise UsageError(f"unrecognized argument(s) {' '.join(extra)} "
+                         f"(see '{PROG} {args.command} --help')")
+    return args
 
 
 def _one_line(err: BaseException) -> str:
@@ -565,13 +714,17 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success; 2 on bad input (one line ``titop-lpv: error: ...`` on stderr, or
-        argparse's usage message); 130 when interrupted.
+        0 on success (and for ``--help``, ``--version``); 2 on bad input, including a
+        malformed command line (one line ``titop-lpv: error: ...`` on stderr); 130 when
+        interrupted.
     """
     try:
-        args = _parser().parse_args(argv)
-    except SystemExit as stop:  # --help, --version, usage errors
+        args = _parse(argv)
+    except SystemExit as stop:  # --help, --version
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
+    except UsageError as err:
+        print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
+        return 2
     import matplotlib
 
     matplotlib.use("Agg")  # figures go to files only, never to a window
