@@ -16,7 +16,11 @@ What is checked against what:
 * a two-parameter balloon grid (k, ds): ``at`` is the bilinear combination of the corners,
   which here is also the exact linearisation (the trim does not depend on k or ds and A is
   affine in each);
-* a ``ProcessPoolExecutor(2)`` sweep gives the same models as the serial one;
+* a ``ProcessPoolExecutor(2)`` sweep gives the same models as the serial one, with progress
+  reported for the trim and the linearisation stages; dropped states reported per system;
+* pole maps and Bode overlays coloured by a chosen parameter on a 2-D grid; dotted channel
+  names in ``bode``; a grid without inputs (one output) interpolates and refuses ``bode``
+  with ``LPVError``; ``branch_tol`` per variable;
 * ``compare_response`` at the balloon trim point: the linear/nonlinear gap is second order
   in the perturbation size (ratio 4 when the perturbation doubles).
 """
@@ -277,16 +281,84 @@ def test_two_parameter_grid_bilinear(balloon):
     assert _max_diff(sys, exact) <= 1e-9
     assert _max_diff(grid[0, 0], grid[1, 1]) > 1.0  # the corners really differ
     assert grid.poles().poles.shape == (6, len(grid.state_names))
+    # the pole map and Bode overlay carry the chosen parameter's value at every point
+    by_k, by_ds = grid.poles(), grid.poles(by="ds")
+    assert (by_k.name, by_ds.name) == ("k", "ds")
+    np.testing.assert_array_equal(by_k.values, grid.sweep.values("k").ravel())
+    np.testing.assert_array_equal(by_ds.values, grid.sweep.values("ds").ravel())
+    np.testing.assert_array_equal(by_ds.poles, by_k.poles)
+    for k, sys_k in enumerate(grid.systems.flat):  # row k of the map is the system at k
+        np.testing.assert_allclose(np.sort_complex(np.linalg.eigvals(sys_k.A)),
+                                   by_ds.poles[k], rtol=1e-12)
+    overlay = grid.bode(np.logspace(-1, 1, 5), by="ds")
+    assert overlay.name == "ds"
+    np.testing.assert_array_equal(overlay.values, [1, 5, 1, 5, 1, 5])
+    assert isinstance(by_ds.plot(), Figure)
+    plt.close("all")
+    with pytest.raises(tl.UnknownNameError, match="'dp1'"):
+        grid.poles(by="dp1")
 
 
 def test_process_pool_sweep_equals_serial(balloon, balloon_grid):
+    calls = []
     with ProcessPoolExecutor(2) as ex:
         par = tl.linearize_sweep(balloon, {"k": K_GRID}, BALLOON_FREE, BALLOON_FIXED,
-                                 guess=HANGING, progress=False, executor=ex, **SWEEP_OPTS)
+                                 guess=HANGING, progress=lambda d, t: calls.append((d, t)),
+                                 executor=ex, **SWEEP_OPTS)
+    # two stages report progress: the trim walk, then the linearisation (on the executor)
+    assert calls.count((31, 31)) == 2
+    stage2 = calls[calls.index((31, 31)) + 1:]
+    assert stage2[0] == (1, 31) and [d for d, _ in stage2] == sorted(d for d, _ in stage2)
+    assert par[0].dropped_states == balloon_grid[0].dropped_states == dict.fromkeys(
+        ["balloon_x", "balloon_y", "balloon_z", "balloon_psi"], "integrator")
     assert par.state_names == balloon_grid.state_names
     np.testing.assert_array_equal(par.sweep.success, balloon_grid.sweep.success)
     worst = max(_max_diff(par[i], balloon_grid[i]) for i in range(31))
     assert worst <= 1e-12, f"parallel vs serial: {worst:.2e} (atol 1e-12)"
+
+
+def test_serial_progress_and_text_bar(pushed, capsys):
+    calls = []
+    grid = tl.linearize_sweep(pushed, {"T": np.linspace(0.0, 4.0, 5)}, free=["arm_q"],
+                              progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(d, 5) for d in range(1, 6)] * 2 and len(grid) == 5
+    tl.linearize_sweep(pushed, {"T": np.linspace(0.0, 4.0, 5)}, free=["arm_q"])
+    err = capsys.readouterr().err
+    assert "trim_sweep 5/5" in err and "linearize_sweep 5/5" in err
+
+
+def test_bode_names_and_a_grid_without_inputs(pushed):
+    """Dotted names are accepted like linearize accepts them; a grid with no input (one
+    output: the shape python-control 0.10.2 refuses) interpolates but has no Bode."""
+    grid = _pushed_grid(pushed, np.linspace(0.0, 4.0, 5))
+    w = np.logspace(-1, 1, 7)
+    dotted, plain = grid.bode(w, ["arm.tau"], ["arm.q"]), grid.bode(w, ["arm_tau"], ["arm_q"])
+    assert dotted.inputs == ("arm_tau",) and dotted.outputs == ("arm_q",)
+    np.testing.assert_array_equal(dotted.magnitude, plain.magnitude)
+    with pytest.raises(tl.UnknownNameError, match=r"arm\.nope"):
+        grid.bode(w, ["arm.nope"])
+    bare = tl.linearize_sweep(pushed, {"T": np.linspace(0.0, 4.0, 5)}, free=["arm_q"],
+                              inputs=[], progress=False)
+    assert bare.input_names == () and bare.output_names == ("arm_q",)
+    with pytest.raises(tl.LPVError, match=r"at least one input.*inputs \[\]"):
+        bare.bode(w)
+    sys = bare.at(T=2.5)  # midway between two nodes: the mean of their A
+    assert sys.B.shape == (2, 0) and sys.D.shape == (1, 0)
+    np.testing.assert_allclose(sys.A, (bare[2].A + bare[3].A) / 2, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(bare[2].A, grid[2].A)
+
+
+def test_branch_tol_per_variable(pushed):
+    grid = _pushed_grid(pushed, np.linspace(0.0, 4.0, 5))
+    step = abs(grid.sweep[2]["arm_q"] - grid.sweep[1]["arm_q"])  # Δθ over the cell [1, 2]
+    for tol, ok in ((step * 1.01, True), (step * 0.99, False), ({"arm.q": step * 0.99}, False),
+                    ({"arm_q": step * 1.01}, True), ({"other": 1e-9}, True)):
+        g = dataclasses.replace(grid, branch_tol=tol)
+        if ok:
+            assert g.at(T=1.5) is not None
+        else:
+            with pytest.raises(tl.LPVError, match="arm_q"):
+                g.at(T=1.5)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,13 +2,15 @@
 overlays and interpolation between grid points.
 
 :func:`linearize_sweep` runs :func:`titop_lpv.trim_sweep` (continuation, progress, optional
-executor) and linearises every point that is an equilibrium, with one state set for the
-whole grid (so the matrices of neighbouring points can be compared and interpolated).
+executor) and linearises every point that is an equilibrium (on the same executor, with its
+own progress bar), with one state set for the whole grid (so the matrices of neighbouring
+points can be compared and interpolated).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +18,9 @@ import control
 import numpy as np
 
 from .exceptions import TitopError, UnknownNameError
-from .linearize import linearize
+from .linearize import linearize, named_statespace
 from .model.compiled import Model
+from .progress import Progress
 from .sweep import TrimSweep, trim_sweep
 
 if TYPE_CHECKING:
@@ -77,9 +80,11 @@ class LPVGrid:
     systems : ndarray of control.StateSpace (None where the trim failed)
     state_names, input_names, output_names : tuple of str
         Common to every system.
-    branch_tol : float
-        Largest change of a free trim variable between neighbouring grid points that
-        :meth:`at` accepts as one branch of equilibria.
+    branch_tol : float or dict of str to float
+        Largest change of a free trim variable across a grid cell that :meth:`at` accepts
+        as one branch of equilibria. It is absolute, in the variable's own unit (rad for
+        angles, m for lengths, N or N m for inputs): one number for every variable, or a
+        dict ``variable -> tolerance`` (variables it does not name get 0.5).
     """
 
     sweep: TrimSweep
@@ -87,7 +92,13 @@ class LPVGrid:
     state_names: tuple[str, ...]
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
-    branch_tol: float = 0.5
+    branch_tol: float | Mapping[str, float] = 0.5
+
+    def _branch_tol(self, name: str) -> float:
+        if isinstance(self.branch_tol, Mapping):
+            tols = {k.replace(".", "_"): float(v) for k, v in self.branch_tol.items()}
+            return tols.get(name, 0.5)
+        return float(self.branch_tol)
 
     @property
     def axes(self) -> dict[str, np.ndarray]:
@@ -106,31 +117,71 @@ class LPVGrid:
     def __len__(self) -> int:
         return self.systems.size
 
-    def _flat_param(self) -> tuple[str, np.ndarray]:
-        name, vals = next(iter(self.axes.items()))
+    def _flat_param(self, by: str | None) -> tuple[str, np.ndarray]:
+        """The values of parameter ``by`` (default: the first axis) at every grid point,
+        in the order of ``systems.flat``."""
+        name = next(iter(self.axes)) if by is None else by.replace(".", "_")
+        if name not in self.axes:
+            raise UnknownNameError(f"by={by!r} is not a grid parameter; the grid is over "
+                                   f"{list(self.axes)}")
         grids = np.meshgrid(*self.axes.values(), indexing="ij")
-        return name, grids[0].ravel() if len(self.axes) > 1 else vals
+        return name, grids[list(self.axes).index(name)].ravel()
 
-    def poles(self) -> PoleMap:
-        """Poles of every grid point (NaN for failed points)."""
+    def poles(self, by: str | None = None) -> PoleMap:
+        """Poles of every grid point (NaN for failed points).
+
+        Parameters
+        ----------
+        by : str, optional
+            The grid parameter whose values go with the poles (and colour the plot); default
+            the first one. On a grid over several parameters each point carries its value of
+            ``by``: ``grid.poles(by="ds").plot()`` colours by ``ds``.
+        """
+        name, vals = self._flat_param(by)
         n = len(self.state_names)
         out = np.full((self.systems.size, n), np.nan + 0j)
         for k, sys in enumerate(self.systems.flat):
             if sys is not None:
                 out[k] = np.sort_complex(np.linalg.eigvals(sys.A))
-        name, vals = self._flat_param()
         return PoleMap(name, vals, out)
 
+    def _signal(self, name: str, pool: tuple[str, ...], what: str) -> str:
+        key = name if name in pool else name.replace(".", "_")
+        if key not in pool:
+            raise UnknownNameError(f"unknown {what} {name!r}; {what}s are {list(pool)}")
+        return key
+
     def bode(self, omega: Any = None, inputs: Sequence[str] | None = None,
-             outputs: Sequence[str] | None = None) -> BodeOverlay:
-        """Frequency responses of every grid point (default ω: 200 points, 1e-2 to 1e2 rad/s)."""
+             outputs: Sequence[str] | None = None, *, by: str | None = None) -> BodeOverlay:
+        """Frequency responses of every grid point (default ω: 200 points, 1e-2 to 1e2 rad/s).
+
+        Parameters
+        ----------
+        omega : array_like, optional
+            Frequencies [rad/s].
+        inputs, outputs : sequence of str, optional
+            Channels (default: all); ``slider.tau`` and ``slider_tau`` both name an input.
+        by : str, optional
+            The grid parameter that labels (colours) the curves; default the first one.
+
+        Raises
+        ------
+        LPVError
+            The grid's systems have no input or no output (nothing to plot).
+        UnknownNameError
+            An unknown channel or parameter.
+        """
         omega = np.logspace(-2, 2, 200) if omega is None else np.asarray(omega, float)
-        ins = list(inputs) if inputs is not None else list(self.input_names)
-        outs = list(outputs) if outputs is not None else list(self.output_names)
-        for nm, pool, what in [(n, self.input_names, "input") for n in ins] + \
-                              [(n, self.output_names, "output") for n in outs]:
-            if nm not in pool:
-                raise UnknownNameError(f"unknown {what} {nm!r}; {what}s are {list(pool)}")
+        ins = [self._signal(n, self.input_names, "input") for n in
+               (inputs if inputs is not None else self.input_names)]
+        outs = [self._signal(n, self.output_names, "output") for n in
+                (outputs if outputs is not None else self.output_names)]
+        if not ins or not outs:
+            raise LPVError(
+                f"bode needs at least one input and one output; the grid's systems have inputs "
+                f"{list(self.input_names)} and outputs {list(self.output_names)} (selected "
+                f"{ins} and {outs}): linearize_sweep(..., inputs=[...], outputs=[...])")
+        name, vals = self._flat_param(by)
         shape = (self.systems.size, len(outs), len(ins), omega.size)
         mag = np.full(shape, np.nan)
         phase = np.full(shape, np.nan)
@@ -142,7 +193,6 @@ class LPVGrid:
             resp = sub.frequency_response(omega)
             mag[k] = np.asarray(resp.magnitude).reshape(len(outs), len(ins), -1)
             phase[k] = np.unwrap(np.asarray(resp.phase).reshape(len(outs), len(ins), -1))
-        name, vals = self._flat_param()
         return BodeOverlay(name, vals, omega, mag, phase, tuple(ins), tuple(outs))
 
     def at(self, **values: float) -> control.StateSpace:
@@ -190,18 +240,21 @@ class LPVGrid:
         ops = [self.sweep[idx] for idx, _ in corners]
         for name in ops[0].free:
             span = np.ptp([op[name] for op in ops])
-            if span > self.branch_tol:
+            if span > self._branch_tol(name):
                 raise LPVError(f"the trim variable {name!r} jumps by {span:.3g} across the grid "
-                               f"cell (> branch_tol = {self.branch_tol:g}): the corners are on "
-                               "different branches of equilibria")
+                               f"cell (> branch_tol = {self._branch_tol(name):g}): the corners "
+                               "are on different branches of equilibria")
         mats = [sum(w * getattr(self.systems[idx], m) for idx, w in corners)
                 for m in ("A", "B", "C", "D")]
         # python-control rejects '.' in system names: 40.5 -> 40p5, -1 -> m1
         label = "_".join(f"{k}{float(v):g}".replace(".", "p").replace("-", "m")
                          for k, v in values.items())
-        return control.ss(*mats, states=list(self.state_names), inputs=list(self.input_names),
-                          outputs=list(self.output_names),
-                          name=f"{self.systems[corners[0][0]].name}_at_{label}")
+        first = self.systems[corners[0][0]]
+        sys = named_statespace(*mats, states=self.state_names, inputs=self.input_names,
+                               outputs=self.output_names, name=f"{first.name}_at_{label}")
+        sys.dropped_states = dict(getattr(first, "dropped_states", {}))
+        sys.dropped_outputs = tuple(getattr(first, "dropped_outputs", ()))
+        return sys
 
     def report(self) -> str:
         """Summary of the grid."""
@@ -209,6 +262,17 @@ class LPVGrid:
         return (f"LPV grid over {', '.join(f'{k} ({v.size})' for k, v in self.axes.items())}: "
                 f"{int(ok.sum())}/{ok.size} linear models, {len(self.state_names)} states, "
                 f"inputs {list(self.input_names)}, outputs {list(self.output_names)}")
+
+
+def _linearize_chunk(model: Model, ops: list[Any], names: tuple[tuple[str, ...], ...]
+                     ) -> list[tuple[np.ndarray, ...]]:
+    """A, B, C, D at each operating point (matrices: a StateSpace holds lambdas and does
+    not pickle, so executors send back arrays)."""
+    out = []
+    for op in ops:
+        sys = linearize(model, op, list(names[1]), list(names[2]), states=list(names[0]))
+        out.append((sys.A, sys.B, sys.C, sys.D))
+    return out
 
 
 def linearize_sweep(
@@ -222,7 +286,9 @@ def linearize_sweep(
     states: Sequence[str] | None = None,
     drop: Sequence[str] = (),
     drop_integrators: bool = False,
-    branch_tol: float = 0.5,
+    branch_tol: float | Mapping[str, float] = 0.5,
+    executor: Executor | None = None,
+    progress: bool | Callable[[int, int], None] = True,
     **sweep_kwargs: Any,
 ) -> LPVGrid:
     """Trim and linearise over a parameter grid (an LPV model on a grid).
@@ -230,33 +296,69 @@ def linearize_sweep(
     Parameters
     ----------
     grid, free, fixed
-        As in :func:`titop_lpv.trim_sweep` (``executor``, ``progress``, ``kind``, ``spin``,
-        ``guess``, ``tol`` ... go through ``**sweep_kwargs``).
+        As in :func:`titop_lpv.trim_sweep` (``kind``, ``spin``, ``guess``, ``tol``,
+        ``chunks`` ... go through ``**sweep_kwargs``).
     inputs, outputs, states, drop, drop_integrators
         As in :func:`titop_lpv.linearize`; the state set chosen at the first successful point
-        is used for every point.
-    branch_tol : float
-        See :meth:`LPVGrid.at`.
+        is used for every point, and its ``dropped_states`` are reported on every system.
+    branch_tol : float or dict of str to float
+        See :class:`LPVGrid` and :meth:`LPVGrid.at` (absolute, in each variable's unit).
+    executor : concurrent.futures.Executor, optional
+        Runs both stages in chunks: the trim walk (see :func:`titop_lpv.trim_sweep`) and the
+        linearisation of the trimmed points.
+    progress : bool or callable
+        ``True``: a text progress bar on stderr for each stage (``trim_sweep``, then
+        ``linearize_sweep``); a callable ``f(done, total)`` is called for both stages;
+        ``False``: silent.
 
     Returns
     -------
     LPVGrid
     """
-    sweep = trim_sweep(model, grid, free, fixed, **sweep_kwargs)
+    sweep = trim_sweep(model, grid, free, fixed, executor=executor, progress=progress,
+                       **sweep_kwargs)
     systems = np.empty(sweep.shape, dtype=object)
-    names: tuple[tuple[str, ...], ...] | None = None
-    for idx in np.ndindex(*sweep.shape):
-        op = sweep[idx]
-        if not op.success:
-            systems[idx] = None
-            continue
-        if names is None:
-            sys = linearize(model, op, inputs, outputs, states=states, drop=drop,
-                            drop_integrators=drop_integrators)
-            names = (tuple(sys.state_labels), tuple(sys.input_labels), tuple(sys.output_labels))
-        else:
-            sys = linearize(model, op, list(names[1]), list(names[2]), states=list(names[0]))
-        systems[idx] = sys
-    if names is None:
+    good = [idx for idx in np.ndindex(*sweep.shape) if sweep[idx].success]
+    if not good:
         raise LPVError("no grid point is an equilibrium:\n" + sweep.report())
+    total = len(good)
+    report = (Progress(total, "linearize_sweep") if progress is True
+              else progress if callable(progress) else None)
+    first = linearize(model, sweep[good[0]], inputs, outputs, states=states, drop=drop,
+                      drop_integrators=drop_integrators)
+    names = (tuple(first.state_labels), tuple(first.input_labels), tuple(first.output_labels))
+    mats: list[tuple[np.ndarray, ...] | None] = [None] * total
+    mats[0] = (first.A, first.B, first.C, first.D)
+    if report:
+        report(1, total)
+    rest = list(range(1, total))
+    if executor is None:
+        for k in rest:
+            mats[k] = _linearize_chunk(model, [sweep[good[k]]], names)[0]
+            if report:
+                report(k + 1, total)
+    elif rest:
+        workers = getattr(executor, "_max_workers", None)
+        n_chunks = max(1, min(len(rest), sweep_kwargs.get("chunks") or
+                              (4 * workers if workers else 8)))
+        futures = {}
+        for part in np.array_split(np.array(rest), n_chunks):
+            if part.size:
+                fut = executor.submit(_linearize_chunk, model,
+                                      [sweep[good[k]] for k in part], names)
+                futures[fut] = part
+        done = 1
+        for fut in as_completed(futures):
+            part = futures[fut]
+            for k, m in zip(part, fut.result()):
+                mats[int(k)] = m
+            done += part.size
+            if report:
+                report(done, total)
+    for idx, m in zip(good, mats):
+        sys = named_statespace(*m, states=names[0], inputs=names[1], outputs=names[2],
+                               name=first.name)
+        sys.dropped_states = dict(first.dropped_states)
+        sys.dropped_outputs = tuple(first.dropped_outputs)
+        systems[idx] = sys
     return LPVGrid(sweep, systems, *names, branch_tol=branch_tol)
