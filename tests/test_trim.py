@@ -423,3 +423,30 @@ def test_sweep_strict_raises_on_the_first_failed_point():
     sweep = tl.trim_sweep(model, {"T": [0.0, 0.5 * limit]}, free=["arm_q"], progress=False,
                           strict=True)
     np.testing.assert_allclose(sweep.values("arm_q"), [0.0, np.arcsin(0.5)], atol=1e-12)
+
+
+def test_free_parameter_solved_within_its_declared_range(balloon):
+    """Tilted balloon, slider deflection fixed, stiffness k free: k·q = weight along the axis."""
+    model = _tilted_balloon(balloon)
+    free = ["balloon.phi", "balloon.theta", "k", "pendulum1.q", "pendulum2.q"]
+    op = tl.trim(model, free=free, fixed={"slider.q": 0.2}, guess=HANGING)
+    assert op.success and op.residual_norm <= 1e-10
+    t_body = np.array([1.0, 0.0, -1.0]) / np.sqrt(2.0)
+    carried = 1.0 + 2.0 + 3.0  # slider and both pendulums [kg]
+    along = carried * np.array([0.0, -G, 0.0]) @ (model.rotation(op.x, "slider", op.params)
+                                                   @ t_body)
+    assert 25.0 <= op["k"] <= 100.0
+    assert op["k"] * 0.2 == pytest.approx(along, rel=1e-10)
+
+
+def test_free_parameter_needing_a_value_outside_its_range_is_refused(balloon):
+    """The same with q = 0.05 m needs k ≈ 4 × 62 N/m, above the declared max of 100 N/m:
+    the solver stays in [25, 100] and the failure names the parameter and its bound."""
+    model = _tilted_balloon(balloon)
+    free = ["balloon.phi", "balloon.theta", "k", "pendulum1.q", "pendulum2.q"]
+    with pytest.raises(tl.TrimError, match=r"'k' = 100 \(declared range \[25, 100\]\)"):
+        tl.trim(model, free=free, fixed={"slider.q": 0.05}, guess=HANGING)
+    op = tl.trim(model, free=free, fixed={"slider.q": 0.05}, guess=HANGING, strict=False)
+    assert not op.success and op["k"] == pytest.approx(100.0)
+    with pytest.raises(tl.ParameterError, match="'k'"):  # the user's own start out of range
+        tl.trim(model, free=free, fixed={"slider.q": 0.05}, params={"k": 150.0})

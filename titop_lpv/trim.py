@@ -32,7 +32,7 @@ from scipy.linalg import qr
 from scipy.optimize import least_squares
 
 from .euler import dcm_to_euler, euler_to_dcm
-from .exceptions import TitopError, UnknownNameError
+from .exceptions import ParameterError, TitopError, UnknownNameError
 from .model.compiled import FREE, REVOLUTE, Model
 from .operating_point import OperatingPoint
 from .spatial import skew
@@ -343,7 +343,13 @@ def _dependent(prob: _Problem, z0: np.ndarray) -> list[int]:
     """
     rng = np.random.default_rng(0)
     zs = [z0, z0 + 0.1 * rng.standard_normal(z0.size), z0 + 0.1 * rng.standard_normal(z0.size)]
-    blocks = [J for J in (prob.jacobian(z) for z in zs) if np.all(np.isfinite(J))]
+    blocks = [prob.jacobian(z0)]
+    for z in zs[1:]:
+        try:  # a perturbed free parameter may leave its declared range: skip that sample
+            blocks.append(prob.jacobian(z))
+        except ParameterError:
+            continue
+    blocks = [J for J in blocks if np.all(np.isfinite(J))]
     if not blocks:
         return []
     J = np.vstack(blocks)
@@ -381,7 +387,14 @@ class _Evaluator:
 
     def residual(self, z: np.ndarray) -> np.ndarray:
         self._spend()
-        r = self.prob.residual(z)
+        try:
+            r = self.prob.residual(z)
+        except ParameterError:
+            if self.count == 1:
+                raise  # the user's own starting values are invalid
+            # a trial step took a free parameter out of its declared range (or made the
+            # model invalid): not a better point; the line search backs off
+            r = np.full(self.prob.eq_index.size, np.nan)
         cost = float(r @ r) if np.all(np.isfinite(r)) else np.inf
         if cost < self.best_cost:
             self.best_z, self.best_cost = np.array(z, dtype=float), cost
@@ -486,6 +499,28 @@ def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
     return X
 
 
+def _bounds(prob: _Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of the unknowns: a free parameter stays in its declared ``[min, max]``."""
+    lb, ub = np.full(len(prob.free), -np.inf), np.full(len(prob.free), np.inf)
+    for k, (kind, i) in enumerate(prob.where):
+        if kind == "p":
+            lb[k], ub[k] = prob.model._param_bounds[i]
+    return lb, ub
+
+
+def _at_bounds(prob: _Problem, z: np.ndarray) -> str:
+    """A sentence naming the free parameters that ended on a declared bound (or nothing)."""
+    lb, ub = _bounds(prob)
+    hits = [f"{prob.free[k]!r} = {z[k]:.6g} (declared range [{lb[k]:.6g}, {ub[k]:.6g}])"
+            for k in range(z.size)
+            if prob.where[k][0] == "p" and min(z[k] - lb[k], ub[k] - z[k])
+            <= 1e-9 * max(1.0, abs(z[k]))]
+    if not hits:
+        return ""
+    return ("; free parameter(s) stopped on their declared bounds: " + ", ".join(hits)
+            + ": an equilibrium, if any, needs values outside the declared range")
+
+
 def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
            spin: dict[str, Any] | None, tol: float, max_nfev: int, pin_neutral: bool,
            strict: bool, fixed: list[str]) -> OperatingPoint:
@@ -510,8 +545,8 @@ def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
                 status, message = "nonfinite", "Gauss-Newton stopped"
             else:  # globalised fallback from the best point found
                 sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
-                                    x_scale="jac", ftol=1e-15, xtol=1e-15, gtol=1e-15,
-                                    max_nfev=max(1, max_nfev - ev.count))
+                                    bounds=_bounds(prob), x_scale="jac", ftol=1e-15,
+                                    xtol=1e-15, gtol=1e-15, max_nfev=max(1, max_nfev - ev.count))
                 status = "budget" if sol.status == 0 else "minimum"
                 message = (f"trust-region least squares after Gauss-Newton, {ev.count} "
                            f"evaluations: {str(sol.message).rstrip('.')}")
@@ -527,7 +562,7 @@ def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
     J = prob.jacobian(z)
     deficiency = z.size - _rank(J) if z.size else 0
     if not success:
-        message = f"{message}: {_diagnosis(status, r, J, max_nfev)}"
+        message = f"{message}: {_diagnosis(status, r, J, max_nfev)}{_at_bounds(prob, z)}"
     X, U, P = prob.assemble(z)
     X, P = np.asarray(X, float), np.asarray(P, float)
     if success and kind == "spin":
