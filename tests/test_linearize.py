@@ -17,6 +17,11 @@ What is checked against what:
   (``pinocchio.computeABADerivatives``, ``<= 1e-8``), with the tangent-space map of the
   free flyer, the spring-damper joint forces and the attitude dependence of the (inertially
   fixed) buoyancy added by hand;
+* the balloon with sensors (position, body-frame velocity, acceleration, angular velocity,
+  slider ``qdd``: ``D ≠ 0``): ``C``, ``D`` and the parameter sensitivities ``∂f/∂p``,
+  ``∂h/∂p`` against central finite differences (relative ``<= 1e-6``); the double pendulum's
+  ``B`` (two actuated joints) in closed form ``(Tᵀ M T)⁻¹``; a turntable spin point in
+  closed form (Lagrange), with the cyclic table angle dropped and reported; state subsets;
 * the balloon's modes at the hanging equilibrium: 8 zero eigenvalues but nullity 4 (numpy's
   eigenvalues and rank), reported as 4 rigid-body d.o.f. x, y, z, ψ each with its velocity
   partner vx, vy, vz, wy (checked on the columns of A) and 5 damped oscillatory modes;
