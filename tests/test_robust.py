@@ -150,3 +150,39 @@ def test_monte_carlo_stays_inside_the_analytic_envelope():
     assert res.magnitude.shape == (200, res.omega.size, 1, 1)
     assert "200 samples, 0 unstable" in res.report()
     assert isinstance(res.plot(), matplotlib.figure.Figure)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_worst_case_certificate_gamma_is_the_closed_form(full):
+    """The γ that D-G scalings certify for [[M11, M12], [M21/γ, M22/γ]] (a generalised
+    eigenvalue) against the certificate itself (mu_upper_bound._certify, Fan–Tits–Doyle):
+    β(γ) = 1 at that γ, β > 1 just below it, for random matrices and a mixed structure."""
+    from titop_lpv.mu_structure import _Structure
+    from titop_lpv.mu_upper_bound import _certify, _scaled, _to_full, dg_batch
+    from titop_lpv.uncertain import Block
+    from titop_lpv.worst_case import _gain_certified
+
+    rng = np.random.default_rng(3)
+    blocks = [Block("a", "real", 1, 1, 1), Block("b", "real", 1, 1, 2),
+              Block("c", "complex", 1, 1, 1), Block("perf", "full", 1, 2, 1)]
+    st = _Structure(blocks)  # M: 6 outputs (4 z, 2 performance) x 5 inputs (4 w, 1 u)
+    M = 0.3 * (rng.normal(size=(8, 6, 5)) + 1j * rng.normal(size=(8, 6, 5)))
+    M[:, :4, :4] *= 0.3  # μ(M11) < 1: some γ is certifiable
+    Md, Mp = M.copy(), M.copy()
+    Md[:, 4:], Mp[:, :4] = 0.0, 0.0
+    Zd, Zp = st.pad(Md), st.pad(Mp)
+    _, x = dg_batch(Zd + Zp / 2.0, st, iters=40)
+    if full:
+        x = _to_full(x, st) + 0.05 * rng.normal(size=(8, st.nT + st.nG))
+    Nd, Gs, ok, _ = _scaled(x, Zd, st, full)
+    gam = _gain_certified(Nd, _scaled(x, Zp, st, full)[0], Gs, full)
+    assert ok.all() and np.all(np.isfinite(gam)) and np.all(gam > 0)
+    for f in range(8):
+        if full:
+            T = (x[f, :st.nT] @ st.AT.T).reshape(st.N, st.N)
+            D, G = T.conj().T @ T, T.conj().T @ Gs[f] @ T
+        else:
+            d = np.exp(x[f, :st.nd] @ st.Pd.T)
+            D, G = np.diag(d**2), np.diag(Gs[f] * d**2)
+        assert _certify(Zd[f] + Zp[f] / gam[f], D, G) <= 1 + 1e-8
+        assert _certify(Zd[f] + Zp[f] / (gam[f] * (1 - 1e-4)), D, G) > 1 + 1e-6

@@ -9,6 +9,7 @@ compared with the closed form.
 
 from __future__ import annotations
 
+import itertools
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import control
@@ -166,3 +167,86 @@ def test_unmodelled_dynamics_margin_is_the_small_gain_bound():
     assert res.verified and abs(res.pole.real) <= 1e-9 * abs(res.pole)
     closed = T.at_delta(unm=res.delta_values["unm"])  # complex Δ: a complex closed loop
     assert np.abs(np.linalg.eigvals(closed.A).real).min() <= 1e-9
+
+
+def mass_spring_damper_plant(m, c, k) -> tl.USS:
+    """F → x, 1/(m s² + c s + k): rate feedback c and position feedback k around 1/m."""
+    velocity = tl.feedback(tl.uss(integrator("F", "v")) / m, c)
+    return tl.feedback(tl.series(velocity, integrator("v", "x")), k)
+
+
+@pytest.fixture(scope="module")
+def mck_case():
+    """The audit's counter-example: m, c, k uncertain, a lightly damped resonance (ζ ≈ 0.02
+    at the worst vertex) narrower than the spacing of a 300-point log grid. The truth is
+    brute force, independent of the analysis: the H∞ norm (control.linfnorm, SLICOT AB13DD)
+    of the system re-evaluated by ``USS.at`` at the 8 vertices and on a 7×7×7 grid of the
+    box. Before the fix worst_case_gain scored candidates on the grid: 0.583455 attained
+    and 0.583517 "upper", both below the truth 0.591740."""
+    k = tl.ureal("k", 50.0, percent=20)
+    m = tl.ureal("m", 3.0, range=(2.5, 3.5))
+    c = tl.ureal("c", 0.8, range=(0.5, 1.1))
+    G = mass_spring_damper_plant(m, c, k)
+    axes = [np.linspace(p.lo, p.hi, 7) for p in (m, c, k)]
+    norms = {(mm, cc, kk): control.linfnorm(G.at(m=mm, c=cc, k=kk))[0]
+             for mm in axes[0] for cc in axes[1] for kk in axes[2]}
+    worst = max(norms, key=norms.get)
+    return G, (m, c, k), worst, norms[worst]
+
+
+def test_worst_case_gain_does_not_depend_on_the_grid(mck_case):
+    G, _, worst, truth = mck_case
+    assert worst == (3.5, 0.5, 40.0)  # the vertex: heaviest, least damped, softest
+    # closed form at that vertex: |x/F| peaks at ω² = k/m − c²/(2m²), value 1/(c ω_d')
+    wn2 = 40.0 / 3.5 - 0.5**2 / (2 * 3.5**2)
+    peak = 1 / abs(40.0 - 3.5 * wn2 + 1j * 0.5 * np.sqrt(wn2))
+    assert truth == pytest.approx(peak, rel=1e-9)
+    for omega in (np.logspace(-1, 2, 300), np.linspace(3.0, 4.0, 2001), None):
+        wc = tl.worst_case_gain(G, omega=omega)
+        assert wc.gain == pytest.approx(truth, rel=1e-6)  # attained: the true worst case
+        assert wc.gain <= truth * (1 + 1e-9)
+        assert wc.parameter_values == pytest.approx({"m": 3.5, "c": 0.5, "k": 40.0}, abs=1e-9)
+        assert wc.omega_peak == pytest.approx(np.sqrt(wn2), rel=1e-6)
+        # certified on its grid, which holds the refined peak: it bounds the truth, tightly
+        # (+42 % on the dense grid before the fix: unconverged scalings in the bisection)
+        assert np.any(wc.upper_omega == wc.omega_peak)
+        assert truth * (1 - 1e-9) <= wc.upper <= truth * (1 + 1e-4)
+        text = wc.report()
+        assert "lower bound" in text and "certified frequencies" in text
+        assert "BELOW" not in text
+
+
+def test_worst_case_upper_bound_holds_at_every_certified_frequency(mck_case):
+    """Pointwise brute force: max over a 7×7×7 parameter grid of |G(jω)| at the certified
+    frequencies stays below the certified bound, on a grid where the bound is not tight
+    (c ∈ [0.5, 1.0] makes the worst resonance sit between the log-grid points)."""
+    G, (m, _, k), _, _ = mck_case
+    c = tl.ureal("c", 0.8, range=(0.5, 1.0))
+    G = mass_spring_damper_plant(m, c, k)
+    wc = tl.worst_case_gain(G, omega=np.logspace(-1, 2, 300))
+    w = wc.upper_omega
+    brute = np.zeros(w.size)
+    for mm, cc, kk in itertools.product(*[np.linspace(p.lo, p.hi, 7) for p in (m, c, k)]):
+        brute = np.maximum(brute, np.abs(G.at(m=mm, c=cc, k=kk)(1j * w)).ravel())
+    assert brute.max() <= wc.upper * (1 + 1e-9)
+    assert brute.max() == pytest.approx(wc.gain, rel=1e-9)  # the vertex is on that grid
+
+
+def test_nominal_means_the_nominal_parameter_values():
+    """a = ureal(nominal 1, range (0.5, 3.5)): the centre of the box is a = 2, the nominal
+    a = 1. The gain of y = a u is a: nominal 1, worst 3.5."""
+    a = tl.ureal("a", 1.0, range=(0.5, 3.5))
+    lag = control.ss(-10.0, 10.0, 1.0, 0.0, inputs="u", outputs="y", states="q")  # DC gain 1
+    G = tl.uss(lag) * a
+    assert control.linfnorm(G.nominal())[0] == pytest.approx(1.0, rel=1e-9)
+    wc = tl.worst_case_gain(G)
+    assert wc.nominal_gain == pytest.approx(1.0, rel=1e-9)
+    assert wc.nominal_delta_values["a"] == pytest.approx(a.delta_nominal, abs=1e-15)
+    assert wc.gain == pytest.approx(3.5, rel=1e-9)
+    assert "nominal parameters: 1;" in wc.report()
+    mc = tl.monte_carlo(G, n=5, omega=[0.0])
+    assert mc.nominal_magnitude[0, 0, 0] == pytest.approx(1.0, rel=1e-12)
+    assert mc.nominal_delta_values["a"] == pytest.approx(a.delta_nominal, abs=1e-15)
+    p = tl.ureal("p", 1.0, range=(0.5, 2.5))  # loop pole p − 3: nominal −2, box centre −1.5
+    rs = tl.robust_stability(first_order_loop(p, K=3.0))
+    np.testing.assert_allclose(rs.nominal_poles, [-2.0], rtol=1e-12)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .mu import freqresp
 from .progress import Progress
-from .robust import RobustnessError, _default_omega, _lft, delta_matrix
+from .robust import RobustnessError, _default_omega, _lft, _nominal_values, delta_matrix
 from .worst_case import _SS
 
 if TYPE_CHECKING:
@@ -34,7 +34,13 @@ class MonteCarloResult:
     magnitude : ndarray (n, n_omega, n_y, n_u) or None
         ``|F_u(M, Δ)(jω)|`` per performance channel (None without performance channels).
     nominal_poles : ndarray
+        Poles at the nominal parameters (each ``ureal`` at its nominal value, ``ucomplex``
+        and unmodelled dynamics at 0; Δ = 0 when the loop was given as ``(M, blocks)``),
+        which is not the centre of the box when a nominal is off-centre.
     nominal_magnitude : ndarray or None
+        ``|F_u(M, Δ)(jω)|`` at the nominal parameters, (n_omega, n_y, n_u).
+    nominal_delta_values : dict
+        The normalised δ of the nominal parameters, block by block.
     inputs, outputs : tuple of str
         Performance channel names.
     """
@@ -45,6 +51,7 @@ class MonteCarloResult:
     magnitude: np.ndarray | None
     nominal_poles: np.ndarray
     nominal_magnitude: np.ndarray | None
+    nominal_delta_values: dict
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
 
@@ -207,9 +214,12 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
                 report(done, int(n))
     poles = np.concatenate([p for p, _ in parts])
     mag = np.concatenate([m for _, m in parts]) if perf else None
-    nom = lft.closed(np.zeros((st.nw, st.nz)))
+    nom_vals = _nominal_values(lft)
+    nom = lft.closed(delta_matrix(st.blocks, list(nom_vals.values())).real)
+    if nom is None:
+        raise RobustnessError("ill-posed loop at the nominal parameters (I − D11 Δ singular)")
     return MonteCarloResult(deltas, poles, omega, mag,
-                            np.linalg.eigvals(lft.A) if lft.A.size else np.zeros(0, complex),
-                            np.abs(freqresp(_SS(*nom), omega)) if perf else None,
+                            np.linalg.eigvals(nom[0]) if nom[0].size else np.zeros(0, complex),
+                            np.abs(freqresp(_SS(*nom), omega)) if perf else None, nom_vals,
                             tuple(lft.sys.input_labels[st.nw:]),
                             tuple(lft.sys.output_labels[st.nz:]))

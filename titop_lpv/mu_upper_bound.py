@@ -29,10 +29,11 @@ def _certify(Z: np.ndarray, D: np.ndarray, G: np.ndarray) -> float:
     return float(np.sqrt(max(sla.eigh((L + L.conj().T) / 2, D, eigvals_only=True)[-1], 0.0)))
 
 
-def _dg_eval(x: np.ndarray, Z: np.ndarray, st: _Structure, t: np.ndarray, full: bool):
-    """Smoothed λ_max of Nᴴ N + j(G̃ N − Nᴴ G̃), N = T Z T⁻¹, and its gradient in x: full
-    blocks (x = T, G̃ entries) or diagonal (x = log d, asinh g̃; elementwise, about 4× faster:
-    the optimum is often at d, g̃ → ∞, which these coordinates reach in few steps)."""
+def _scaled(x: np.ndarray, Z: np.ndarray, st: _Structure, full: bool):
+    """The scaled matrices N = T Z T⁻¹ (full: x = T, G̃ entries) or d Z d⁻¹ (diagonal:
+    x = log d, asinh g̃), with G̃ (full: (F, N, N); diagonal: the (F, N) diagonal g̃), a mask
+    of the usable T and T⁻¹ (None when diagonal). The certificate they define is
+    ``Nᴴ N + j(G̃ N − Nᴴ G̃) ≤ β² I``, i.e. D = Tᴴ T, G = Tᴴ G̃ T."""
     F, N = Z.shape[0], st.N
     if full:
         T = (x[:, :st.nT] @ st.AT.T).reshape(F, N, N)
@@ -40,13 +41,23 @@ def _dg_eval(x: np.ndarray, Z: np.ndarray, st: _Structure, t: np.ndarray, full: 
         ok = np.linalg.slogdet(T)[1] > np.log(1e-12) + np.log(np.linalg.norm(T, axis=2)).sum(1)
         T[~ok] = np.eye(N)
         Ti = np.linalg.inv(T)
-        Nm = T @ Z @ Ti
+        return T @ Z @ Ti, Gt, ok, Ti
+    d = np.exp(np.clip(x[:, :st.nd] @ st.Pd.T, -60, 60))
+    g = np.zeros((F, N))
+    g[:, st.realpad] = np.sinh(np.clip(x[:, st.nd:], -200, 200))
+    return Z * (d[:, :, None] / d[:, None, :]), g, np.ones(F, bool), None
+
+
+def _dg_eval(x: np.ndarray, Z: np.ndarray, st: _Structure, t: np.ndarray, full: bool):
+    """Smoothed λ_max of Nᴴ N + j(G̃ N − Nᴴ G̃), N = T Z T⁻¹, and its gradient in x: full
+    blocks (x = T, G̃ entries) or diagonal (x = log d, asinh g̃; elementwise, about 4× faster:
+    the optimum is often at d, g̃ → ∞, which these coordinates reach in few steps)."""
+    F, N = Z.shape[0], st.N
+    Nm, Gs, ok, Ti = _scaled(x, Z, st, full)
+    if full:
+        Gt = Gs
     else:
-        d = np.exp(np.clip(x[:, :st.nd] @ st.Pd.T, -60, 60))
-        xi = np.clip(x[:, st.nd:], -200, 200)
-        g = np.zeros((F, N))
-        g[:, st.realpad] = np.sinh(xi)
-        Nm, ok = Z * (d[:, :, None] / d[:, None, :]), np.ones(F, bool)
+        g, xi = Gs, np.clip(x[:, st.nd:], -200, 200)
     NH = Nm.conj().transpose(0, 2, 1)
     H = NH @ Nm
     H += 1j * ((Gt @ Nm - NH @ Gt) if full else (g[:, :, None] * Nm - NH * g[:, None, :]))

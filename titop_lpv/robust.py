@@ -119,6 +119,18 @@ def _physical(lft: _LFT, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _nominal_values(lft: _LFT) -> dict[str, Any]:
+    """Normalised block values at the nominal parameters: each ``ureal`` at the δ of its
+    nominal value (not the centre of its range), ``ucomplex`` and unmodelled dynamics at 0;
+    every block at 0 without an uncertain system."""
+    out: dict[str, Any] = {}
+    for b in lft.st.blocks:
+        p = lft.uss.params.get(b.name) if lft.uss is not None else None
+        out[b.name] = (float(getattr(p, "delta_nominal", 0.0)) if b.kind == "real" and p
+                       is not None else 0.0 if b.kind != "full" else np.zeros((b.rows, b.cols)))
+    return out
+
+
 def _check_stable(lft: _LFT) -> np.ndarray:
     poles = np.linalg.eigvals(lft.A) if lft.A.size else np.zeros(0)
     if poles.size and poles.real.max() >= 0:
@@ -248,6 +260,8 @@ class RobustStabilityResult:
     mu : MuResult
         μ of M11 against frequency.
     nominal_poles : ndarray
+        Closed-loop poles at the nominal parameters (each ``ureal`` at its nominal value;
+        Δ = 0 when the loop was given as ``(M, blocks)``).
     """
 
     margin_lower: float
@@ -391,7 +405,7 @@ def robust_stability(M: Any, blocks: Any = None,
     range, so a ``ureal`` whose nominal is not the centre is at δ ≠ 0 nominally.
     """
     lft = _lft(M, blocks)
-    poles = _check_stable(lft)
+    _check_stable(lft)
     omega = _default_omega(lft) if omega is None else np.asarray(omega, float)
     res = mu_sweep(lft.m11(), lft.st.blocks, omega, lower=False, seed=seed)
     delta, method, peak = res.delta, "μ lower bound", res.peak_upper
@@ -414,4 +428,11 @@ def robust_stability(M: Any, blocks: Any = None,
     return RobustStabilityResult(
         1 / peak if peak > 0 else np.inf, float(m_up), abs(pole.imag),
         delta, vals, _physical(lft, vals), pole, dist,
-        bool(dist <= AXIS_TOL * max(1.0, abs(pole))), method, res, poles)
+        bool(dist <= AXIS_TOL * max(1.0, abs(pole))), method, res, _nominal_poles(lft))
+
+
+def _nominal_poles(lft: _LFT) -> np.ndarray:
+    """Closed-loop poles at the nominal parameters (see :func:`_nominal_values`)."""
+    mats = lft.closed(delta_matrix(lft.st.blocks, list(_nominal_values(lft).values())).real)
+    return np.linalg.eigvals(mats[0]) if mats is not None and mats[0].size else \
+        np.zeros(0, complex)
