@@ -117,6 +117,35 @@ def test_one_real_scalar():
     assert mu_lower(np.array([[1 + 1j]]), [("real", 1, 1, 1)]).value == 0.0
 
 
+
+def test_lower_bound_rejects_a_huge_delta_on_a_singular_matrix():
+    """Rank-one complex M = u vᴴ with a repeated real scalar: M δ has the eigenvalues
+    δ vᴴu = jδ (imaginary) and 0, so no real δ makes I − M δ singular and μ = 0. A huge δ
+    made σ_min(I − M δ)/(1 + σ̄(M) |δ|) tiny, and such a Δ was once accepted (a lower bound
+    2.6e-16 above the upper bound 0): the checks are now scale-free (an eigenvalue of M Δ at
+    1, σ̄(M) σ̄(Δ) ≤ 1e8)."""
+    u, v = np.array([[1.0], [1j]]), np.array([[0.5j, 0.5]])
+    M, blocks = u @ v, [("real", 1, 1, 2)]
+    assert (v @ u)[0, 0] == pytest.approx(1j)
+    assert mu_upper(M, blocks).value == 0.0
+    lo = mu_lower(M, blocks)
+    assert lo.value == 0.0 and lo.delta is None
+    rng = np.random.default_rng(1)  # vᴴu = 1.61 + 0.0094j: this one returned 2.6e-16
+    M1 = crandn(rng, 2, 1) @ crandn(rng, 1, 2)
+    assert mu_upper(M1, blocks).value == 0.0
+    assert mu_lower(M1, blocks).value == 0.0
+    from titop_lpv.mu_lower_bound import _finish
+    from titop_lpv.mu_structure import _Structure
+
+    big = 3.9e15 * np.eye(2)  # the Δ once returned: residual 2.6e-16 but no eigenvalue at 1
+    s = np.linalg.svd(np.eye(2) - M @ big, compute_uv=False)[-1]
+    assert s / (1 + np.linalg.norm(M, 2) * 3.9e15) < 1e-8
+    assert _finish(M, big, _Structure(blocks), "test") is None
+    # a genuine Δ still passes: real M, δ = 1/λ for its real eigenvalue λ
+    Mr = np.array([[2.0, 1.0], [0.0, 0.5]], complex)
+    ok = _finish(Mr, np.eye(2) / 2.0, _Structure(blocks), "test")
+    assert ok is not None and ok.value == pytest.approx(2.0, rel=1e-15)
+
 STRUCTURES = [
     [("real", 1, 1, 1)] * 3,
     [("real", 1, 1, 2), ("real", 1, 1, 1)],

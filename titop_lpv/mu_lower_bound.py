@@ -19,7 +19,9 @@ from .mu_structure import MuBound, _Structure
 
 __all__ = ["lower_batch", "mu_lower"]
 
-VERIFY_TOL = 1e-8  # σ_min(I − M Δ)/(1 + σ̄(M) σ̄(Δ)) accepted as det(I − M Δ) = 0
+VERIFY_TOL = 1e-8  # σ_min(I − M Δ)/(1 + σ̄(M) σ̄(Δ)) accepted as det(I − M Δ) = 0 ...
+EIG_TOL = 1e-6  # ... if also an eigenvalue of M Δ is within this of 1 ...
+MAX_GAIN = 1e8  # ... and σ̄(M) σ̄(Δ) is at most this (lower bounds below σ̄(M)/1e8 are dropped)
 
 
 def _qmatrix(x: np.ndarray, z: np.ndarray, st: _Structure) -> np.ndarray:
@@ -102,13 +104,23 @@ def _realify(M: np.ndarray, Q: np.ndarray, st: _Structure, rank: int = 0,
 
 
 def _finish(M: np.ndarray, delta: np.ndarray | None, st: _Structure, method: str):
-    """A verified lower bound from Δ, or None."""
+    """A verified lower bound from Δ, or None.
+
+    Three checks, so that a huge Δ cannot pass by the scale of the residual alone (for a
+    singular M, σ_min(I − M Δ) stays O(1) while σ̄(M) σ̄(Δ) grows): σ̄(M) σ̄(Δ) ≤ ``MAX_GAIN``,
+    the relative residual ≤ ``VERIFY_TOL``, and an eigenvalue of M Δ within ``EIG_TOL`` of 1
+    (det(I − M Δ) = 0 means exactly that; it is a scale-free test)."""
     if delta is None or not np.all(np.isfinite(delta)) or st.norm(delta) == 0:
         return None
-    s = np.linalg.svd(np.eye(M.shape[0]) - M @ delta, compute_uv=False)
-    res = float(s[-1] / (1 + np.linalg.norm(M, 2) * np.linalg.norm(delta, 2)))
-    return MuBound(1.0 / st.norm(delta), "lower", method, delta=delta, residual=res) \
-        if res <= VERIFY_TOL else None
+    nm, nd = np.linalg.norm(M, 2), np.linalg.norm(delta, 2)
+    if nm * nd > MAX_GAIN:
+        return None
+    MD = M @ delta
+    s = np.linalg.svd(np.eye(M.shape[0]) - MD, compute_uv=False)
+    res = float(s[-1] / (1 + nm * nd))
+    if res > VERIFY_TOL or np.abs(np.linalg.eigvals(MD) - 1.0).min() > EIG_TOL:
+        return None
+    return MuBound(1.0 / st.norm(delta), "lower", method, delta=delta, residual=res)
 
 
 def _params(st: _Structure, delta: np.ndarray | None = None, th: np.ndarray | None = None,
@@ -214,10 +226,12 @@ def mu_lower(M: np.ndarray, blocks: Any, *, seed: int = 0, starts: int = 4) -> M
     -------
     MuBound
         Guaranteed: ``value = 1/‖Δ‖`` for the returned ``delta`` in the structure, and
-        ``det(I − M Δ) = 0`` verified (σ_min(I − M Δ) ≤ 1e-8 (1 + σ̄(M) σ̄(Δ)), in
-        ``residual``). Not guaranteed: that the bound equals μ (local maxima). Method: power
-        iteration from several starts, projection onto a real eigenvalue of M Q (Newton in
-        the phase of the complex blocks and in the real δ), then SLSQP minimising the
+        ``det(I − M Δ) = 0`` verified: σ_min(I − M Δ) ≤ 1e-8 (1 + σ̄(M) σ̄(Δ)) (in
+        ``residual``), an eigenvalue of M Δ within 1e-6 of 1, and σ̄(M) σ̄(Δ) ≤ 1e8 (so a
+        bound below σ̄(M)/1e8 is reported as 0). Not guaranteed: that the bound equals μ
+        (local maxima). Method: power iteration from several starts, projection onto a real
+        eigenvalue of M Q (Newton in the phase of the complex blocks and in the real δ), then
+        SLSQP minimising the
         structured norm subject to det(I − M Δ) = 0 from the two best candidates and, for
         real-only structures (where power iteration struggles), from six vertices of the δ
         box. Value 0 and ``delta=None`` when no Δ was found (for real-only structures and a
