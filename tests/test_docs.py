@@ -11,7 +11,8 @@ from pathlib import Path
 from sphinx.cmd.build import build_main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ["index", "getting-started", "theory", "model-file", "trim", "linearize", "export", "api"]
+PAGES = ["index", "getting-started", "cli", "theory", "model-file", "trim", "linearize", "robust",
+         "export", "api"]
 
 
 def test_docs_build_without_warnings(tmp_path):
