@@ -26,7 +26,8 @@ from titop_lpv.lft import (
     reduce,
     star,
 )
-from titop_lpv.uncertain import UncertaintyError, ultidyn, ureal
+from titop_lpv.uncertain import USS, UncertaintyError, ultidyn, ureal
+from titop_lpv.uncertain_ops import feedback, hstack, series, uss, vstack
 
 RTOL = 1e-12
 OMEGA = (0.05, 0.6, 2.5, 17.0)
@@ -278,3 +279,33 @@ def test_reduce_leaves_full_blocks() -> None:
     assert report == {"D": (1, 1), "k": (2, 1)}
     X = np.array([[0.3]])
     assert _close(R.at(D=X, k=1.1).D, G.at(D=X, k=1.1).D)
+
+
+def test_lower_lft_and_star_accept_an_uncertain_plant() -> None:
+    """P = [[G, G], [G, G]], G = 1/(s² + k) with k uncertain; u = −c y2 closes the last
+    channel: F_l(P, −c) = G/(1 + c G) = 1/(s² + k + c), checked at random k against that
+    closed form (evaluated by USS.at, independently of the LFT)."""
+    k = ureal("k", 2.0, percent=25)
+    integ = [control.ss(0.0, 1.0, 1.0, 0.0, inputs=i, outputs=o, states=o)
+             for i, o in (("f", "v"), ("v", "x"))]
+    G = feedback(series(uss(integ[0]), integ[1]), k)
+    P = vstack(hstack(G, G), hstack(G, G)).rename(inputs=["d", "u"], outputs=["x", "y"])
+    c = 0.7
+    L = lft_lower(P, np.array([[-c]]))
+    S = star(P, np.array([[-c]]), 1, 1)
+    assert isinstance(L, USS) and isinstance(S, USS)
+    assert list(L.input_labels) == ["d"] and list(L.output_labels) == ["x"]
+    assert L.lftdata()[1] == P.lftdata()[1]
+    rng = np.random.default_rng(5)
+    for kv in rng.uniform(1.5, 2.5, 4):
+        s = 1j * rng.uniform(0.1, 3.0)
+        for T in (L, S):
+            assert abs(complex(T.at(k=kv)(s)) - 1 / (s**2 + kv + c)) <= 1e-12
+    with pytest.raises(UncertaintyError, match=r"K is uncertain.*tl\.feedback"):
+        lft_lower(control.ss([], [], [], np.ones((2, 2))), G)
+    with pytest.raises(UncertaintyError, match="second operand is uncertain"):
+        star(P, G, 1, 1)
+    with pytest.raises(UncertaintyError, match="Pass the uncertain system as M1"):
+        star(np.ones((2, 2)), P, 1, 1)
+    with pytest.raises(ShapeError, match="Δ channels, which stay free"):
+        lft_lower(P, np.ones((3, 3)))

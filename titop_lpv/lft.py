@@ -34,7 +34,7 @@ import numpy as np
 
 from .exceptions import ShapeError
 from .lft_core import ABCD, IllPosedError, star_abcd, to_abcd, unique_names
-from .uncertain import USS, DeltaStructure, UncertaintyError
+from .uncertain import USS, DeltaStructure, UncertaintyError, _Arithmetic
 from .uncertain_ops import as_uss
 from .uncertain_params import UComplex, UReal, ureal
 
@@ -73,13 +73,39 @@ def _wrap(R: ABCD, systems: Sequence[control.StateSpace | None], inputs: list[st
                       outputs=unique_names(outputs, "y"), states=unique_names(states, "x"))
 
 
+def _uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str) -> USS:
+    """``star`` with an uncertain first operand and a certain second one: the Δ channels
+    of ``M1``'s LFT come first, so they stay free and the result is uncertain."""
+    if isinstance(M2, _Arithmetic):
+        raise UncertaintyError(f"{what}: the second operand is uncertain "
+                               f"({type(M2).__name__}); connect two uncertain systems with "
+                               "tl.interconnect, tl.feedback or tl.series, which merge their "
+                               "Δ structures")
+    U = as_uss(M1)
+    SK, sK = to_abcd(M2, "M2")
+    if ny > U.noutputs or nu > U.ninputs:
+        raise ShapeError(f"{what}: {ny} outputs and {nu} inputs of the uncertain system are "
+                         f"to be connected, it has {U.noutputs} outputs and {U.ninputs} inputs "
+                         "(besides its Δ channels, which stay free)")
+    R = star_abcd(U._S, SK, ny, nu, what=what)
+    dt = U._dt if sK is None else control.iosys.common_timebase(U._dt, sK.dt)
+    return USS._new(R, dt, U._delta, list(U._params.values()),
+                    list(U._inputs[: U.ninputs - nu]) + _labels(sK, "u", SK.m)[ny:],
+                    list(U._outputs[: U.noutputs - ny]) + _labels(sK, "y", SK.p)[nu:],
+                    list(U._states) + _labels(sK, "x", SK.n), U.name)
+
+
 def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
     """Redheffer star product of two matrices or two systems.
 
     Parameters
     ----------
-    M1, M2 : array_like or control.StateSpace or control.TransferFunction
-        The two operands (matrices may be complex; systems are real).
+    M1 : array_like or control.StateSpace or control.TransferFunction or USS
+        The first operand (matrices may be complex; systems are real). An uncertain system
+        (:class:`~titop_lpv.uncertain.USS`, or a ``ureal``/``ucomplex``) is accepted here:
+        its Δ channels stay free and the result is a USS with the same parameters.
+    M2 : array_like or control.StateSpace or control.TransferFunction
+        The second operand (certain).
     ny : int
         Number of last outputs of ``M1`` connected to the first inputs of ``M2``.
     nu : int
@@ -87,9 +113,10 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
 
     Returns
     -------
-    ndarray or control.StateSpace
-        A matrix when both operands are matrices, else a system whose inputs are the free
-        inputs of ``M1`` then of ``M2`` (names kept), outputs likewise, states ``[x1; x2]``.
+    ndarray or control.StateSpace or USS
+        A matrix when both operands are matrices, a USS when ``M1`` is uncertain, else a
+        system whose inputs are the free inputs of ``M1`` then of ``M2`` (names kept),
+        outputs likewise, states ``[x1; x2]``.
 
     Raises
     ------
@@ -97,7 +124,17 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
         If the operands are too small for ``ny`` and ``nu``.
     IllPosedError
         If the interconnection is not well posed.
+    UncertaintyError
+        If ``M2`` is uncertain (its Δ channels would be the ones connected): use
+        :func:`titop_lpv.interconnect`, :func:`titop_lpv.feedback` or
+        :func:`titop_lpv.series`.
     """
+    if isinstance(M1, _Arithmetic) or isinstance(M2, _Arithmetic):
+        if not isinstance(M1, _Arithmetic):
+            raise UncertaintyError(f"star: M2 is uncertain ({type(M2).__name__}) and M1 is "
+                                   "not; its Δ channels would be connected. Pass the "
+                                   "uncertain system as M1, or connect with tl.interconnect")
+        return _uncertain_star(M1, M2, int(ny), int(nu), "star")
     S1, s1 = to_abcd(M1, "M1")
     S2, s2 = to_abcd(M2, "M2")
     R = star_abcd(S1, S2, int(ny), int(nu))
@@ -112,16 +149,18 @@ def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
 
     Parameters
     ----------
-    M : array_like or control.StateSpace or control.TransferFunction
+    M : array_like or control.StateSpace or control.TransferFunction or USS
         The partitioned matrix or system; its last ``K.noutputs`` inputs are driven by
-        ``K`` and its last ``K.ninputs`` outputs feed ``K``.
+        ``K`` and its last ``K.ninputs`` outputs feed ``K``. An uncertain system (USS) is
+        accepted: for example a plant with uncertain parameters closed by a controller.
     K : array_like or control.StateSpace or control.TransferFunction
-        The closing matrix or system (for example a controller).
+        The closing matrix or system (for example a controller); certain.
 
     Returns
     -------
-    ndarray or control.StateSpace
-        The remaining channels of ``M`` (names kept), states ``[x_M; x_K]``.
+    ndarray or control.StateSpace or USS
+        The remaining channels of ``M`` (names kept), states ``[x_M; x_K]``; a USS with the
+        parameters of ``M`` when ``M`` is uncertain.
 
     Raises
     ------
@@ -129,7 +168,17 @@ def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
         If ``K`` does not fit ``M``.
     IllPosedError
         If ``I − M22 K_D`` is singular.
+    UncertaintyError
+        If ``K`` is uncertain: close the loop with :func:`titop_lpv.feedback` or
+        :func:`titop_lpv.interconnect`, which merge the Δ structures.
     """
+    if isinstance(M, _Arithmetic) or isinstance(K, _Arithmetic):
+        if not isinstance(M, _Arithmetic):
+            raise UncertaintyError(f"lft_lower: K is uncertain ({type(K).__name__}); close "
+                                   "the loop with tl.feedback or tl.interconnect, which merge "
+                                   "the Δ structures")
+        SK = to_abcd(K, "K")[0] if not isinstance(K, _Arithmetic) else None
+        return _uncertain_star(M, K, SK.m if SK else 0, SK.p if SK else 0, "lft_lower")
     SM, sM = to_abcd(M, "M")
     SK, sK = to_abcd(K, "K")
     if SK.p > SM.m or SK.m > SM.p:
