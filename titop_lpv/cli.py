@@ -29,7 +29,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -37,6 +37,9 @@ import numpy as np
 
 import titop_lpv as tl
 
+from . import cli_args as cv
+from . import cli_report as rp
+from .cli_args import CLIError
 from .exceptions import TitopError
 from .export import save_linear
 from .model import read_description
@@ -47,109 +50,6 @@ PROG = "titop-lpv"
 HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}  # guess: the balloon's hanging equilibrium
 GUESS = "--guess pendulum1.q=0.2,pendulum2.q=-0.2"
 BUILTIN = "balloon"  # model argument naming the balloon shipped in the package
-AXIS_TOL = 1e-6  # rad/s: a pole with |Re λ| <= AXIS_TOL lies on the imaginary axis
-
-
-class CLIError(TitopError, ValueError):
-    """Malformed command-line value (``--param``, ``--spin``, a grid, a file suffix)."""
-
-
-# ---------------------------------------------------------------------------- parsing values
-def _names(text: str | None) -> list[str] | None:
-    """``"a,b"`` -> ``["a", "b"]`` (None stays None)."""
-    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
-
-
-def _number(text: str, where: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        hint = " (a grid LO:HI:N is for the sweep command)" if ":" in text else ""
-        raise CLIError(f"{where}: expected a number, got {text!r}{hint}") from None
-
-
-def _pairs(items: list[str], option: str) -> dict[str, str]:
-    """``["a=1", "b=2,c=3"]`` -> ``{"a": "1", "b": "2", "c": "3"}`` (values still text)."""
-    out: dict[str, str] = {}
-    for part in (p for item in items for p in item.split(",")):
-        name, eq, value = part.partition("=")
-        if not eq or not name.strip() or not value.strip():
-            raise CLIError(f"{option} {part!r}: expected NAME=VALUE")
-        out[name.strip()] = value.strip()
-    return out
-
-
-def _values(items: list[str], option: str) -> dict[str, float]:
-    return {k: _number(v, f"{option} {k}") for k, v in _pairs(items, option).items()}
-
-
-def _triple(text: str, option: str, example: str) -> tuple[float, float, int]:
-    """``"LO:HI:N"`` -> ``(lo, hi, n)`` with ``n`` a positive integer."""
-    parts = text.split(":")
-    if len(parts) != 3:
-        raise CLIError(f"{option} {text!r}: expected LO:HI:N, e.g. {example}")
-    lo, hi, n = (_number(p, f"{option} {text!r}") for p in parts)
-    if n != int(n) or n < 1:
-        raise CLIError(f"{option} {text!r}: N must be a positive integer")
-    return lo, hi, int(n)
-
-
-def _spin(text: str) -> dict[str, Any]:
-    """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``."""
-    parts = text.split(":")
-    axis = parts[1].split(",") if len(parts) == 3 else []
-    if len(parts) != 3 or not parts[0] or len(axis) != 3:
-        raise CLIError(f"--spin {text!r}: expected BODY:AX,AY,AZ:RATE, e.g. hub:0,0,1:2.0")
-    return {"body": parts[0], "axis": [_number(a, "--spin axis") for a in axis],
-            "rate": _number(parts[2], "--spin rate")}
-
-
-# ---------------------------------------------------------------------------- output files
-def _figure_suffixes() -> tuple[str, ...]:
-    """File suffixes matplotlib can write (``.png``, ``.pdf``, ``.svg``, ...)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    return tuple(sorted(f".{k}" for k in FigureCanvasBase.get_supported_filetypes()))
-
-
-def _check_out(path: str | None, option: str, suffixes: Sequence[str]) -> Path | None:
-    """Check an output path before any work: its suffix and an existing, writable directory.
-
-    Parameters
-    ----------
-    path : str or None
-        The path given on the command line (None: nothing to check).
-    option : str
-        The option that gave it, for the message (``--out``, ``--plot-file``).
-    suffixes : sequence of str
-        Accepted suffixes, lower case with the dot.
-
-    Returns
-    -------
-    Path or None
-
-    Raises
-    ------
-    CLIError
-        The suffix is not one of ``suffixes``, the path is a directory, or its directory does
-        not exist or is not writable.
-    """
-    if path is None:
-        return None
-    out = Path(path)
-    if out.suffix.lower() not in suffixes:
-        kinds = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else \
-            suffixes[0]
-        raise CLIError(f"{option} {path}: unknown file type {out.suffix or '(none)'!r}; "
-                       f"use a {kinds} file")
-    if out.is_dir():
-        raise CLIError(f"{option} {path}: is a directory, not a file")
-    parent = out.parent
-    if not parent.is_dir():
-        raise CLIError(f"{option} {path}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise CLIError(f"{option} {path}: directory {str(parent)!r} is not writable")
-    return out
 
 
 # ---------------------------------------------------------------------------- model and trim
@@ -197,8 +97,8 @@ def _load(model: str | Path, actuate: list[str] | None = None,
 
 
 def _model_and_params(args: argparse.Namespace) -> tuple[tl.Model, dict[str, float]]:
-    model = _load(args.model, _names(args.actuate))
-    params = _values(args.param, "--param")
+    model = _load(args.model, cv.names(args.actuate))
+    params = cv.values(args.param, "--param")
     model.param_vector(params)  # unknown names -> UnknownNameError listing the parameters
     return model, params
 
@@ -206,16 +106,16 @@ def _model_and_params(args: argparse.Namespace) -> tuple[tl.Model, dict[str, flo
 def _trim_kwargs(model: tl.Model, args: argparse.Namespace,
                  params: dict[str, float]) -> dict[str, Any]:
     """Keyword arguments of ``tl.trim`` from the trim options."""
-    fixed = _values(args.fix, "--fix")
-    spin = _spin(args.spin) if args.spin else None
-    free = _names(args.free)
+    fixed = cv.values(args.fix, "--fix")
+    spin = cv.spin(args.spin) if args.spin else None
+    free = cv.names(args.free)
     if free is None:  # every configuration state, except fixed and cyclic ones
         skip = {k.replace(".", "_") for k in fixed} | set(tl.velocity_names(model))
         if spin:
             skip |= {f"{spin['body']}_{s}" for s in ("x", "y", "z", "phi", "theta", "psi", "q")}
         free = [n for n in model.state_names if n not in skip]
     kwargs: dict[str, Any] = {"free": free, "fixed": fixed, "params": params,
-                              "guess": _values(args.guess, "--guess")}
+                              "guess": cv.values(args.guess, "--guess")}
     if spin:
         kwargs.update(kind="spin", spin=spin)
     if args.tol is not None:
@@ -234,29 +134,6 @@ def _trim(model: tl.Model, kwargs: dict[str, Any]) -> Any:
                        ) from None
 
 
-def _stability(sys_: Any) -> tuple[float, int, int, str]:
-    """Where the poles of ``sys_`` lie: ``(max Re λ, n unstable, n on the axis, verdict)``.
-
-    A pole with ``Re λ > AXIS_TOL`` is unstable; one with ``|Re λ| <= AXIS_TOL`` lies on the
-    imaginary axis (the zero poles of rigid-body modes and neutral coordinates, undamped
-    modes). The verdict is ``unstable`` if a pole is unstable, else ``marginal`` if a pole is
-    on the axis, else ``stable``. Poles are counted singly (a complex pair counts twice).
-    """
-    lam = np.linalg.eigvals(np.asarray(sys_.A, float)) if sys_.nstates else np.zeros(0)
-    re = lam.real
-    unstable, axis = int(np.sum(re > AXIS_TOL)), int(np.sum(np.abs(re) <= AXIS_TOL))
-    verdict = "unstable" if unstable else "marginal" if axis else "stable"
-    return (float(re.max()) if re.size else float("nan")), unstable, axis, verdict
-
-
-def _stability_line(sys_: Any) -> str:
-    """One line: verdict, largest real part and how the poles were counted."""
-    top, unstable, axis, verdict = _stability(sys_)
-    return (f"stability: {verdict}: max Re λ = {top:.4g} rad/s, {unstable} unstable pole(s) "
-            f"(Re λ > {AXIS_TOL:g}), {axis} on the imaginary axis (|Re λ| <= {AXIS_TOL:g}: "
-            "rigid-body zero poles and undamped modes, marginal)")
-
-
 def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
     """A clearer message for ``<body>_tau`` of a joint that is not actuated."""
     for name in names or []:
@@ -269,7 +146,7 @@ def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
 
 def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
     model, params = _model_and_params(args)
-    inputs, outputs = _names(args.inputs), _names(args.outputs)
+    inputs, outputs = cv.names(args.inputs), cv.names(args.outputs)
     _check_inputs(model, inputs)
     op = _trim(model, _trim_kwargs(model, args, params))
     print(f"trim: {op.kind} operating point, max |residual| = {op.residual_norm:.2e}, "
@@ -286,23 +163,6 @@ def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
     return op, sys_
 
 
-def _size(path: str | Path) -> str:
-    n = Path(path).stat().st_size
-    return f"{n} B" if n < 1024 else f"{n / 1024:.1f} kB" if n < 1024**2 else \
-        f"{n / 1024**2:.1f} MB"
-
-
-def _wrote(path: str | Path) -> None:
-    print(f"wrote {path} ({_size(path)})")
-
-
-def _savefig(fig: Any, path: str | Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 # ---------------------------------------------------------------------------- simulate
 def _simulate(model: tl.Model, t_final: float, x0: Any = None,
               params: dict[str, float] | None = None) -> tl.Trajectory:
@@ -315,15 +175,15 @@ def _simulate(model: tl.Model, t_final: float, x0: Any = None,
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """``titop-lpv simulate``."""
-    out = _check_out(args.out, "--out", (".npz", ".csv"))
-    plot_file = _check_out(args.plot_file, "--plot-file", _figure_suffixes())
+    out = cv.check_out(args.out, "--out", (".npz", ".csv"))
+    plot_file = cv.check_out(args.plot_file, "--plot-file", cv.figure_suffixes())
     if args.t_final <= 0 or not np.isfinite(args.t_final):
         raise CLIError(f"--t-final {args.t_final:g}: must be a positive number of seconds")
     model, params = _model_and_params(args)
     x0 = model.default_state(params or None)
-    for name, value in _values(args.x0, "--x0").items():
+    for name, value in cv.values(args.x0, "--x0").items():
         x0[model.state_index(name)] = value
-    signals = _names(args.signals) or list(model.output_names)
+    signals = cv.names(args.signals) or list(model.output_names)
     known = (*model.state_names, *model.output_names, *model.input_names)
     for name in signals:
         if name not in known and name.replace(".", "_") not in known:
@@ -345,37 +205,37 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         np.savetxt(out, columns, delimiter=",", header=",".join(("t", *traj.names)),
                    comments="", fmt="%.17g")
     if out is not None:
-        _wrote(out)
+        rp.wrote(out)
     if args.plot or plot_file is not None:
         plot_file = plot_file or f"{Path(args.model).stem}_simulation.png"
-        _savefig(traj.plot(signals, title=f"{model.name}: simulation over {args.t_final:g} s"),
+        rp.savefig(traj.plot(signals, title=f"{model.name}: simulation over {args.t_final:g} s"),
                  plot_file)
-        _wrote(plot_file)
+        rp.wrote(plot_file)
     return 0
 
 
 # ---------------------------------------------------------------------------- trim
 def cmd_trim(args: argparse.Namespace) -> int:
     """``titop-lpv trim``."""
-    _check_out(args.out, "--out", (".json",))
+    cv.check_out(args.out, "--out", (".json",))
     model, params = _model_and_params(args)
     op = _trim(model, _trim_kwargs(model, args, params))
     print(op.report())
     if args.out:
         Path(args.out).write_text(json.dumps(op.to_dict(), indent=1) + "\n")
-        _wrote(args.out)
+        rp.wrote(args.out)
     return 0
 
 
 # ---------------------------------------------------------------------------- linear models
 def cmd_linearize(args: argparse.Namespace) -> int:
     """``titop-lpv linearize``."""
-    _check_out(args.out, "--out", (".mat", ".npz", ".json"))
+    cv.check_out(args.out, "--out", (".mat", ".npz", ".json"))
     op, sys_ = _trim_and_linearize(args)
     print(tl.modes(sys_))
-    print(_stability_line(sys_))
+    print(rp.stability_line(sys_))
     if args.out:
-        _wrote(save_linear(sys_, args.out, op=op))
+        rp.wrote(save_linear(sys_, args.out, op=op))
     return 0
 
 
@@ -384,7 +244,7 @@ def cmd_modes(args: argparse.Namespace) -> int:
     sys_ = _trim_and_linearize(args)[1]
     table = tl.modes(sys_)
     print(table.to_markdown() if args.markdown else table)
-    print(_stability_line(sys_))
+    print(rp.stability_line(sys_))
     return 0
 
 
@@ -417,16 +277,16 @@ def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
                      f"ω = {omega[k]:.4g} rad/s ({omega[k] / (2 * np.pi):.4g} Hz)")
     title = f"Bode: {sys_.name}" if sys_.ninputs * sys_.noutputs > 1 else \
         f"Bode: {sys_.input_labels[0]} → {sys_.output_labels[0]}"
-    _savefig(plot_bode(response, title=title), path)
+    rp.savefig(plot_bode(response, title=title), path)
     return lines
 
 
 def cmd_bode(args: argparse.Namespace) -> int:
     """``titop-lpv bode``."""
-    _check_out(args.out, "--out", _figure_suffixes())
+    cv.check_out(args.out, "--out", cv.figure_suffixes())
     omega = None
     if args.omega:
-        lo, hi, n = _triple(args.omega, "--omega", "0.01:100:400")
+        lo, hi, n = cv.triple(args.omega, "--omega", "0.01:100:400")
         if not 0 < lo < hi or n < 2:
             raise CLIError(f"--omega {args.omega!r}: need 0 < LO < HI and N >= 2")
         omega = np.logspace(np.log10(lo), np.log10(hi), n)
@@ -436,19 +296,8 @@ def cmd_bode(args: argparse.Namespace) -> int:
     print(f"frequency response over ω ∈ [{omega[0]:.3g}, {omega[-1]:.3g}] rad/s "
           f"({omega.size} points):")
     print("\n".join(lines))
-    _wrote(args.out)
+    rp.wrote(args.out)
     return 0
-
-
-def _sweep_row(sys_: Any) -> list[str]:
-    """Stability (max Re λ, unstable poles, verdict) and the slowest non-rigid mode."""
-    if sys_ is None:
-        return ["-", "-", "no equilibrium", "-", "-", "-"]
-    top, unstable, _, verdict = _stability(sys_)
-    flexible = tl.modes(sys_).flexible
-    slowest = ([f"{flexible[0].wn:.4g}", f"{flexible[0].zeta:.4g}", flexible[0].kind]
-               if flexible else ["-", "-", "rigid only"])
-    return [f"{top:.4g}", str(unstable), verdict, *slowest]
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -458,13 +307,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for part in (p for item in args.param for p in item.split(",")):
         name, eq, value = (s.strip() for s in part.partition("="))
         if eq and ":" in value:
-            lo, hi, n = _triple(value, f"--param {name}", f"{name}=25:100:31")
+            lo, hi, n = cv.triple(value, f"--param {name}", f"{name}=25:100:31")
             grid[name] = np.linspace(lo, hi, n)
         else:
             plain.append(part)
     if not grid:
         raise CLIError("sweep needs a grid: --param NAME=LO:HI:N, e.g. --param k=25:100:31")
-    _check_out(args.out, "--out", (".npz", ".mat", ".json"))
+    cv.check_out(args.out, "--out", (".npz", ".mat", ".json"))
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
     args.param = plain
@@ -473,7 +322,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     both = sorted(set(grid) & set(params))
     if both:
         raise CLIError(f"--param {both[0]} is given both as a grid and as a value")
-    _check_inputs(model, _names(args.inputs))
+    _check_inputs(model, cv.names(args.inputs))
     kwargs = _trim_kwargs(model, args, params)
     free, fixed = kwargs.pop("free"), kwargs.pop("fixed")
     axes = " × ".join(f"{k} ∈ [{v[0]:g}, {v[-1]:g}] ({v.size})" for k, v in grid.items())
@@ -486,8 +335,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
         executor = ProcessPoolExecutor(max_workers=args.workers)
     try:
-        lpv = tl.linearize_sweep(model, grid, free, fixed, inputs=_names(args.inputs),
-                                 outputs=_names(args.outputs),
+        lpv = tl.linearize_sweep(model, grid, free, fixed, inputs=cv.names(args.inputs),
+                                 outputs=cv.names(args.outputs),
                                  drop_integrators=args.drop_integrators, executor=executor,
                                  progress=True, **kwargs)
     finally:
@@ -497,17 +346,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     rows = [[*grid, "max Re λ", "unstable poles", "stability", "slowest mode: ω_n [rad/s]",
              "ζ", "kind"]]
     for idx in np.ndindex(*lpv.shape):
-        rows.append([f"{v[i]:.6g}" for v, i in zip(grid.values(), idx)] + _sweep_row(lpv[idx]))
+        rows.append([f"{v[i]:.6g}" for v, i in zip(grid.values(), idx)] + rp.sweep_row(lpv[idx]))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for r in rows:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip())
     verdicts = [r[len(grid) + 2] for r in rows[1:]]
     print(f"stability: {verdicts.count('unstable')} unstable, {verdicts.count('marginal')} "
           f"marginal, {verdicts.count('stable')} stable of {len(verdicts)} points "
-          f"(unstable: a pole with Re λ > {AXIS_TOL:g} rad/s; marginal: none, but poles on the "
-          f"imaginary axis, |Re λ| <= {AXIS_TOL:g}, e.g. rigid-body zero poles)")
+          f"(unstable: a pole with Re λ > {rp.AXIS_TOL:g} rad/s; marginal: none, but poles on the "
+          f"imaginary axis, |Re λ| <= {rp.AXIS_TOL:g}, e.g. rigid-body zero poles)")
     if args.out:
-        _wrote(save_linear(lpv, args.out))
+        rp.wrote(save_linear(lpv, args.out))
     return 0
 
 
@@ -524,7 +373,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     print("\n1. simulation of Fig. 17 (θ1,0 = 170°, θ2,0 = −170°), 20 s")
     traj = _simulate(model, 20.0)
-    _savefig(traj.plot(list(model.output_names),
+    rp.savefig(traj.plot(list(model.output_names),
                        title="Balloon, Fig. 17 scenario (θ1,0 = 170°, θ2,0 = −170°)"),
              out / "balloon_fig17.png")
     written.append(("balloon_fig17.png", "the 9 configuration outputs over 20 s"))
@@ -544,7 +393,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     written.append(("balloon_ss.mat", "A, B, C, D with names and the operating point"))
     table = tl.modes(sys_)
     print(table)
-    print(_stability_line(sys_))
+    print(rp.stability_line(sys_))
     (out / "modes.md").write_text(f"# Modes of the hanging balloon\n\n{table.to_markdown()}\n")
     written.append(("modes.md", "the modal table (Markdown)"))
     print("\n".join(_bode(sys_, _default_omega(sys_), out / "bode.png")))
@@ -557,13 +406,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(lpv.report())
     fig = lpv.poles().plot()
     fig.axes[0].set_title("Poles of the hanging balloon, k ∈ [25, 100] N/m")
-    _savefig(fig, out / "poles.png")
+    rp.savefig(fig, out / "poles.png")
     written.append(("poles.png", "pole map over k"))
 
     print(f"\nfiles written to {out}/:")
     width = max(len(name) for name, _ in written)
     for name, what in written:
-        print(f"  {name:<{width}}  {_size(out / name):>9}  {what}")
+        print(f"  {name:<{width}}  {rp.size(out / name):>9}  {what}")
     print(f"demo finished in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..exceptions import ModelError, ParameterError, ShapeError, UnknownNameError
+from ..exceptions import ModelError, ShapeError, UnknownNameError
 from ..spatial import dynamic_model, unit
 from .description import Buoyancy, Force, Free, Prismatic, Revolute, Weld
+from .param_checks import check_parameter_values
 from .signals import BASE_STATES, signal_names
-from .validate import ROTATION_TOL, SYMMETRY_TOL, check
+from .validate import check
 
 if TYPE_CHECKING:
     import control
@@ -439,53 +440,7 @@ class Model:
             ``rotation`` not a proper rotation or a joint axis of zero length. Every problem
             is listed, naming the parameter or the body and field.
         """
-        pv = self.param_vector(params)
-        if not self.param_names:
-            return
-        flat = pv.reshape(-1, len(self.param_names))
-        problems: list[str] = []
-        finite = np.isfinite(flat).all(axis=0)
-        real = np.real(flat)
-        lo, hi = self._param_bounds.T
-        for k, name in enumerate(self.param_names):
-            if not finite[k]:
-                problems.append(f"parameter {name!r}: must be finite")
-                continue
-            if (real[:, k] < lo[k]).any() or (real[:, k] > hi[k]).any():
-                worst = real[:, k][np.argmax(np.maximum(lo[k] - real[:, k], real[:, k] - hi[k]))]
-                problems.append(f"parameter {name!r}: value {worst:.6g} outside its declared "
-                                f"range [{lo[k]:.6g}, {hi[k]:.6g}]")
-        if problems:
-            raise ParameterError(problems, name=self.name)
-        vals = self._values(real)
-        vals = vals.reshape(-1, vals.shape[-1])
-        i = self._i
-        mass = vals[:, i.mass]
-        inertia = vals[:, i.inertia]
-        rot = vals[:, i.rot]
-        axis = vals[:, i.axis]
-        scale = np.maximum(np.abs(inertia).max(axis=(-2, -1)), 1e-300)
-        asym = np.abs(inertia - np.swapaxes(inertia, -1, -2)).max(axis=(-2, -1)) > (
-            SYMMETRY_TOL * scale)
-        sym = 0.5 * (inertia + np.swapaxes(inertia, -1, -2))
-        indefinite = np.linalg.eigvalsh(sym)[..., 0] < -SYMMETRY_TOL * scale
-        ortho = np.abs(np.swapaxes(rot, -1, -2) @ rot - np.eye(3)).max(axis=(-2, -1))
-        improper = (ortho > ROTATION_TOL) | (np.linalg.det(rot) < 0)
-        one_dof = (self.kind == REVOLUTE) | (self.kind == PRISMATIC)
-        no_axis = one_dof & (np.einsum("...i,...i->...", axis, axis) <= 1e-24)
-        checks = (
-            (mass < 0, "mass must be >= 0"),
-            (asym, "inertia is not symmetric"),
-            (indefinite & ~asym, "inertia is not positive semi-definite"),
-            (improper, "joint rotation is not a proper rotation matrix (orthonormal, det +1)"),
-            (no_axis, "joint axis has zero length"),
-        )
-        for bad, what in checks:
-            for b in np.flatnonzero(bad.any(axis=0)):
-                problems.append(f"body {self.body_names[b]!r}: {what} with these parameter "
-                                "values")
-        if problems:
-            raise ParameterError(problems, name=self.name)
+        check_parameter_values(self, self.param_vector(params))
 
     def _physics(self, vals: np.ndarray) -> SimpleNamespace:
         i = self._i
