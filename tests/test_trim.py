@@ -450,3 +450,75 @@ def test_free_parameter_needing_a_value_outside_its_range_is_refused(balloon):
     assert not op.success and op["k"] == pytest.approx(100.0)
     with pytest.raises(tl.ParameterError, match="'k'"):  # the user's own start out of range
         tl.trim(model, free=free, fixed={"slider.q": 0.05}, params={"k": 150.0})
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_sweep_keeps_the_same_pinned_variable_along_the_branch(workers):
+    """Coaxial hinges swept over T: the first point's choice of held hinge is kept at every
+    point (a per-point choice flipped at T = 8 and the branch jumped); the sum follows the
+    closed form q_a + q_b = asin(T / (m g L)) everywhere."""
+    model = _coaxial()
+    Ts = np.linspace(0.0, 9.0, 10)
+    if workers:
+        with ThreadPoolExecutor(workers) as ex:
+            sweep = tl.trim_sweep(model, {"T": Ts}, free=["a.q", "b.q"], progress=False,
+                                  executor=ex, chunks=3)
+    else:
+        sweep = tl.trim_sweep(model, {"T": Ts}, free=["a.q", "b.q"], progress=False)
+    assert sweep.success.all()
+    assert {op.pinned for op in sweep} == {sweep[0].pinned} and len(sweep[0].pinned) == 1
+    (held,) = sweep[0].pinned
+    np.testing.assert_allclose(sweep.values(held), 0.0 if held == "a_q" else 0.3, atol=0)
+    np.testing.assert_allclose(sweep.values("a_q") + sweep.values("b_q"),
+                               np.arcsin(Ts / (2.0 * G * 0.5)), rtol=1e-12, atol=1e-14)
+    grid = tl.linearize_sweep(model, {"T": Ts}, free=["a.q", "b.q"], progress=False)
+    grid.at(T=8.5)  # no branch jump between the grid points
+
+
+def test_pin_neutral_list_pins_exactly_those():
+    model = _coaxial()
+    op = tl.trim(model, free=["a.q", "b.q"], pin_neutral=["a.q"])
+    assert op.pinned == ("a_q",) and op["a_q"] == 0.0
+    np.testing.assert_allclose(op["b_q"], np.arcsin(3.0 / (2.0 * G * 0.5)), rtol=1e-12)
+    with pytest.raises(tl.TrimSpecError, match="'T'"):
+        tl.trim(model, free=["a.q", "b.q"], pin_neutral=["T"])
+
+
+def test_more_free_variables_than_three_stacked_jacobians_are_not_pinned():
+    """One equation, four free variables (angle, torque, mass, arm length): three stacked
+    Jacobians (3 rows) would show a spurious null direction and pin the angle, on which
+    the equation depends directly. The stack is taller than wide: nothing is pinned."""
+    s = tl.System("arm", gravity=[0.0, -G, 0.0])
+    s.parameter("T", 1.0)
+    s.parameter("mm", 2.0, min=0.5, max=10.0)
+    s.parameter("L", -0.5, min=-2.0, max=-0.1)
+    s.body("arm", tl.Revolute(axis=[0, 0, 1], q0=0.3), mass="mm", com=[0.0, "L", 0.0])
+    s.torque("arm", [0.0, 0.0, "T"], frame="body")
+    model = s.compile()
+    op = tl.trim(model, free=["arm_q", "T", "mm", "L"])
+    assert op.success and op.pinned == () and op.rank_deficiency == 3
+    # the equilibrium itself: T = m g |L| sin q
+    np.testing.assert_allclose(op["T"], op["mm"] * G * -op["L"] * np.sin(op["arm_q"]),
+                               rtol=1e-10)
+
+
+def test_sweep_grid_outside_a_declared_range_is_refused_before_any_trim(balloon):
+    calls = []
+    with pytest.raises(tl.ParameterError, match=r"'k'.*120.*\[25, 100\]"):
+        tl.trim_sweep(balloon, {"k": [50.0, 60.0, 120.0]}, free=BALLOON_FREE,
+                      progress=lambda done, total: calls.append(done))
+    assert calls == []
+
+
+def test_bounded_free_parameter_from_a_degenerate_start():
+    """Arm horizontal (q0 = π/2, where ∂r/∂q = 0) and the torque T bounded to [0, 0.05]:
+    the equilibrium T = m g L sin q exists inside the range; the Newton step to
+    T = m g L is projected onto the bound and the trust region finishes."""
+    s = tl.System("pushed", gravity=[0.0, -G, 0.0])
+    s.parameter("T", 0.0, min=0.0, max=0.05)
+    s.body("arm", tl.Revolute(axis=[0, 0, 1], q0=np.pi / 2), mass=2.0, com=[0.0, -0.5, 0.0])
+    s.torque("arm", [0.0, 0.0, "T"], frame="body")
+    model = s.compile()
+    op = tl.trim(model, free=["arm_q", "T"])
+    assert op.success and 0.0 <= op["T"] <= 0.05
+    np.testing.assert_allclose(op["T"], 2.0 * G * 0.5 * np.sin(op["arm_q"]), atol=1e-10)

@@ -119,7 +119,19 @@ def _run_chain(model: Model, spec: dict[str, Any], values: list[dict[str, float]
         ops.append(op)
         if op.success:
             seed = {name: op[name] for name in op.free}
+            _hold_pins(spec, op)
     return ops
+
+
+def _hold_pins(spec: dict[str, Any], op: OperatingPoint) -> None:
+    """After the first equilibrium, pin the same variables at every later point.
+
+    With ``pin_neutral=True`` each trim picks the dependent variables itself; where two of
+    them are interchangeable (coaxial hinges) the choice could flip along the grid and the
+    branch would jump. The first equilibrium's choice is kept instead.
+    """
+    if spec.get("pin_neutral", True) is True and op.success:
+        spec["pin_neutral"] = list(op.pinned)
 
 
 def trim_sweep(
@@ -171,6 +183,9 @@ def trim_sweep(
     ------
     UnknownNameError
         A grid name is not a parameter.
+    ParameterError
+        A grid value lies outside its parameter's declared ``[min, max]`` (checked before
+        any trim).
     TrimSpecError
         A grid parameter is also in ``free`` or ``fixed``, or an invalid trim argument.
     TrimError
@@ -198,6 +213,9 @@ def trim_sweep(
             if str(name).replace(".", "_") in axes:
                 raise TrimSpecError(f"{name!r} is both a grid parameter and {what}: the grid "
                                     "sets its value at every point")
+    base_params = dict(trim_kwargs.get("params") or {})
+    for name, arr in axes.items():  # grid values outside a declared range: before any work
+        model.check_params({**base_params, name: arr})
     shape = tuple(a.size for a in axes.values())
     order = _snake(shape)
     values = [{k: float(a[i]) for (k, a), i in zip(axes.items(), idx)} for idx in order]
@@ -214,6 +232,7 @@ def trim_sweep(
             results[k] = _run_chain(model, spec, [vals], seed)[0]
             if results[k].success:
                 seed = {n: results[k][n] for n in results[k].free}
+                _hold_pins(spec, results[k])
             if report:
                 report(k + 1, total)
     else:
@@ -223,6 +242,9 @@ def trim_sweep(
         heads = [int(b) for b in bounds[:-1]]
         head_ops = _run_chain(model, {**spec}, [values[h] for h in heads],
                               dict(first_guess) if first_guess else None)
+        first = next((op for op in head_ops if op.success), None)
+        if first is not None:
+            _hold_pins(spec, first)
         futures = {}
         for c, (lo, hi) in enumerate(itertools.pairwise(bounds)):
             results[lo] = head_ops[c]

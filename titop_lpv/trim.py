@@ -188,7 +188,7 @@ def trim(
     guess: Mapping[str, float] | None = None,
     tol: float = 1e-10,
     max_nfev: int = 200,
-    pin_neutral: bool = True,
+    pin_neutral: bool | Iterable[str] = True,
     strict: bool = True,
 ) -> OperatingPoint:
     """Find an equilibrium (``kind="static"``) or a steady spin (``kind="spin"``).
@@ -232,11 +232,15 @@ def trim(
         dependent variables before the solve (3 Jacobians) and the checks after it are not
         counted. The evaluations used are :attr:`OperatingPoint.nfev`; a solve stopped by
         the budget fails with a message that says so.
-    pin_neutral : bool
-        Hold dependent free variables at their initial values (default): those the
-        equations do not depend on, or depend on only through the other free variables,
-        found by a column-pivoted QR of the Jacobians at three sample points; they are
-        listed in :attr:`OperatingPoint.pinned`.
+    pin_neutral : bool or iterable of str
+        ``True`` (default): hold dependent free variables at their initial values — those
+        the equations do not depend on, or depend on only through the other free variables,
+        found by a column-pivoted QR of the Jacobians stacked at several sample points (at
+        least three, and enough that the stack has more rows than there are free
+        variables); they are listed in :attr:`OperatingPoint.pinned`. ``False``: pin
+        nothing (the minimum-norm solution is returned). A list of free variable names:
+        pin exactly these (:func:`trim_sweep` passes its first point's choice to every
+        other point, so that the held variables do not change along a branch).
     strict : bool
         Raise :class:`TrimError` when no equilibrium is found (default); otherwise return
         the best point with ``success=False``.
@@ -322,6 +326,12 @@ def trim(
         where, i = table[key]
         {"x": x, "u": u, "p": p}[where][i] = float(value)
 
+    if not isinstance(pin_neutral, bool):
+        pin_list = [_resolve(table, name, "pin_neutral") for name in pin_neutral]
+        for key in pin_list:
+            if key not in free_list:
+                raise TrimSpecError(f"pin_neutral: {key!r} is not free")
+        pin_neutral = pin_list
     eq_index = np.array(sorted(velocities), dtype=int)
     prob = _Problem(model, x, u, p, free_list, [table[k] for k in free_list], eq_index)
     z0 = np.array([{"x": x, "u": u, "p": p}[w][i] for w, i in prob.where], dtype=float)
@@ -333,22 +343,31 @@ def trim(
 def _dependent(prob: _Problem, z0: np.ndarray) -> list[int]:
     """Free variables that the equations do not determine independently of the others.
 
-    The Jacobians at ``z0`` and at two perturbed points are stacked (a direction of the free
-    variables that leaves the residual unchanged at all three points is taken as neutral),
-    their columns are scaled to unit norm (units do not matter) and a column-pivoted QR
-    picks a maximal set of independent columns; the others are returned, in the order of
-    ``prob.free``. A zero column (the equations do not depend on the variable) is always
-    dependent; two columns that stay parallel (two coaxial hinges of which only the sum of
-    the angles matters) give one dependent variable.
+    The Jacobians at ``z0`` and at perturbed points are stacked (a direction of the free
+    variables that leaves the residual unchanged at every sample is taken as neutral):
+    at least three samples, and enough that the stack has more rows than there are free
+    variables (otherwise a null direction would be an artefact of the stack's shape). A
+    perturbed point that takes a free parameter out of its declared range is replaced by a
+    closer one. The columns are scaled to unit norm (units do not matter) and a
+    column-pivoted QR picks a maximal set of independent columns; the others are returned,
+    in the order of ``prob.free``. A zero column (the equations do not depend on the
+    variable) is always dependent; two columns that stay parallel (two coaxial hinges of
+    which only the sum of the angles matters) give one dependent variable.
     """
     rng = np.random.default_rng(0)
-    zs = [z0, z0 + 0.1 * rng.standard_normal(z0.size), z0 + 0.1 * rng.standard_normal(z0.size)]
+    n_eq = max(1, prob.eq_index.size)
+    n_samples = max(3, -(-z0.size // n_eq) + 2)  # the stack must be taller than wide
     blocks = [prob.jacobian(z0)]
-    for z in zs[1:]:
-        try:  # a perturbed free parameter may leave its declared range: skip that sample
-            blocks.append(prob.jacobian(z))
-        except ParameterError:
+    scale, tries = 0.1, 0
+    while len(blocks) < n_samples and tries < 8 * n_samples:
+        tries += 1
+        try:
+            J = prob.jacobian(z0 + scale * rng.standard_normal(z0.size))
+        except ParameterError:  # a free parameter left its declared range: come closer
+            scale *= 0.5
             continue
+        if np.all(np.isfinite(J)):
+            blocks.append(J)
     blocks = [J for J in blocks if np.all(np.isfinite(J))]
     if not blocks:
         return []
@@ -405,12 +424,14 @@ class _Evaluator:
         return self.prob.jacobian(z)
 
 
-def _newton(ev: _Evaluator, z: np.ndarray, tol: float, max_iter: int = 30) -> bool:
+def _newton(ev: _Evaluator, z: np.ndarray, tol: float,
+            bounds: tuple[np.ndarray, np.ndarray], max_iter: int = 30) -> bool:
     """Gauss-Newton with backtracking on ‖r‖ (minimum-norm steps via lstsq).
 
     Fast where the problem is well posed (quadratic convergence, exact Jacobian); returns
     ``False`` as soon as it stalls, for the trust-region solver to take over from
-    ``ev.best_z``. Raises :class:`_BudgetError` with the evaluation budget.
+    ``ev.best_z``. Trial points are projected into ``bounds`` (free parameters stay in their
+    declared ranges). Raises :class:`_BudgetError` with the evaluation budget.
     """
     r = ev.residual(z)
     for _ in range(max_iter):
@@ -422,7 +443,7 @@ def _newton(ev: _Evaluator, z: np.ndarray, tol: float, max_iter: int = 30) -> bo
         step = np.linalg.lstsq(J, -r, rcond=None)[0]
         norm = float(r @ r)
         for alpha in (1.0, 0.5, 0.25, 0.125, 0.0625):
-            trial = z + alpha * step
+            trial = np.clip(z + alpha * step, *bounds)
             r_new = ev.residual(trial)
             if np.all(np.isfinite(r_new)) and float(r_new @ r_new) < norm:
                 z, r = trial, r_new
@@ -522,12 +543,14 @@ def _at_bounds(prob: _Problem, z: np.ndarray) -> str:
 
 
 def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
-           spin: dict[str, Any] | None, tol: float, max_nfev: int, pin_neutral: bool,
+           spin: dict[str, Any] | None, tol: float, max_nfev: int,
+           pin_neutral: bool | list[str],
            strict: bool, fixed: list[str]) -> OperatingPoint:
     model = prob.model
     pinned: list[str] = []
-    if pin_neutral and z0.size:
-        dependent = _dependent(prob, z0)
+    if pin_neutral is not False and z0.size:
+        dependent = (_dependent(prob, z0) if pin_neutral is True
+                     else [prob.free.index(name) for name in pin_neutral])
         if dependent:
             pinned = [prob.free[k] for k in dependent]
             keep = [k for k in range(z0.size) if k not in dependent]
@@ -539,13 +562,19 @@ def _solve(prob: _Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
     status = "none"
     if z0.size:
         try:
-            if _newton(ev, z0, tol):
+            if _newton(ev, z0, tol, _bounds(prob)):
                 status, message = "converged", f"Gauss-Newton converged in {ev.count} evaluations"
             elif not np.isfinite(ev.best_cost):
                 status, message = "nonfinite", "Gauss-Newton stopped"
             else:  # globalised fallback from the best point found
+                # scaling by the Jacobian's columns ("jac") fails where a column vanishes
+                # (a variable the equations do not depend on at the start): unit scaling then
+                J0 = prob.jacobian(ev.best_z)
+                cols = np.sqrt(np.sum(J0 * J0, axis=0))
+                flat = np.any(cols <= 1e-12 * max(1.0, float(np.max(cols, initial=0.0))))
                 sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
-                                    bounds=_bounds(prob), x_scale="jac", ftol=1e-15,
+                                    bounds=_bounds(prob), x_scale=1.0 if flat else "jac",
+                                    ftol=1e-15,
                                     xtol=1e-15, gtol=1e-15, max_nfev=max(1, max_nfev - ev.count))
                 status = "budget" if sol.status == 0 else "minimum"
                 message = (f"trust-region least squares after Gauss-Newton, {ev.count} "
