@@ -133,7 +133,8 @@ def test_linearize_writes_a_named_model_with_its_operating_point(tmp_path: Path)
                  "--outputs", "pendulum2.q", HANGING, "--drop-integrators", "--out", "ss.npz",
                  cwd=tmp_path))
     assert "linear model balloon_lin: 14 states, 1 inputs, 1 outputs" in out
-    assert "dropped: balloon_x, balloon_y, balloon_z, balloon_psi" in out
+    assert ("dropped: balloon_x (integrator), balloon_y (integrator), balloon_z (integrator), "
+            "balloon_psi (integrator)") in out
     assert "modes of balloon_lin: 4 rigid-body, 5 other" in out
     assert "stability: marginal" in out and "4 on the imaginary axis" in out
     sys_ = load_linear(tmp_path / "ss.npz")
@@ -339,3 +340,13 @@ def test_embedded_balloon_is_the_example():
     root = Path(__file__).resolve().parents[1]
     shipped = root / "titop_lpv" / "data" / "balloon.toml"
     assert shipped.read_bytes() == (root / "examples" / "balloon.toml").read_bytes()
+
+
+def test_rigid_body_jordan_chains_are_called_drift(tmp_path: Path) -> None:
+    """Full balloon model: 8 zero poles but only 4 null vectors of A (x, y, z, ψ integrate
+    free velocities): 'drift'. With the integrators dropped the 4 zero poles are simple:
+    'marginal'."""
+    full = ok(run("modes", BALLOON, HANGING, cwd=tmp_path))
+    assert "stability: drift: " in full and "8 on the imaginary axis" in full
+    reduced = ok(run("modes", BALLOON, HANGING, "--drop-integrators", cwd=tmp_path))
+    assert "stability: marginal: " in reduced and "4 on the imaginary axis" in reduced

@@ -253,6 +253,15 @@ def test_specification_errors_name_the_variable(balloon):
     with pytest.raises(tl.TrimSpecError, match="balloon_psi"):
         tl.trim(balloon, kind="spin", free=["balloon.psi"],
                 spin={"body": "balloon", "axis": [0, 1, 0], "rate": 1.0})
+    # non-finite values: a NaN on a neutral coordinate would otherwise "succeed"
+    with pytest.raises(tl.TrimSpecError, match=r"fixed: 'balloon_x'.*finite"):
+        tl.trim(balloon, free=BALLOON_FREE, fixed={"balloon.x": float("nan")})
+    with pytest.raises(tl.TrimSpecError, match=r"guess: 'slider_q'.*number"):
+        tl.trim(balloon, free=BALLOON_FREE, guess={"slider.q": "abc"})
+    x0 = balloon.default_state()
+    x0[balloon.state_index("balloon_y")] = np.inf
+    with pytest.raises(tl.TrimSpecError, match="balloon_y"):
+        tl.trim(balloon, free=BALLOON_FREE, x0=x0)
 
 
 def test_operating_point_accessors(balloon):

@@ -154,7 +154,7 @@ def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
           + (f"; pinned: {', '.join(op.pinned)}" if op.pinned else ""))
     sys_ = tl.linearize(model, op, inputs, outputs, drop_integrators=args.drop_integrators,
                         tol=max(1e-8, args.tol or 0.0))
-    dropped = [n for n in model.state_names if n not in sys_.state_labels]
+    dropped = [f"{n} ({why})" for n, why in getattr(sys_, "dropped_states", {}).items()]
     print(f"linear model {sys_.name}: {sys_.nstates} states, {sys_.ninputs} inputs, "
           f"{sys_.noutputs} outputs (acting on deviations from the operating point)")
     for what, names in (("states", sys_.state_labels), ("inputs", sys_.input_labels),
@@ -351,10 +351,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for r in rows:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)).rstrip())
     verdicts = [r[len(grid) + 2] for r in rows[1:]]
-    print(f"stability: {verdicts.count('unstable')} unstable, {verdicts.count('marginal')} "
-          f"marginal, {verdicts.count('stable')} stable of {len(verdicts)} points "
-          f"(unstable: a pole with Re λ > {rp.AXIS_TOL:g} rad/s; marginal: none, but poles on the "
-          f"imaginary axis, |Re λ| <= {rp.AXIS_TOL:g}, e.g. rigid-body zero poles)")
+    drift = f"{verdicts.count('drift')} drift, " if "drift" in verdicts else ""
+    print(f"stability: {verdicts.count('unstable')} unstable, {drift}"
+          f"{verdicts.count('marginal')} marginal, {verdicts.count('stable')} stable of "
+          f"{len(verdicts)} points (unstable: a pole with Re λ > {rp.AXIS_TOL:g} rad/s; "
+          "drift: zero poles in Jordan chains, a position integrating a free velocity; "
+          f"marginal: none, but poles on the imaginary axis, |Re λ| <= {rp.AXIS_TOL:g}, e.g. "
+          "rigid-body zero poles)")
     if args.out:
         rp.wrote(save_linear(lpv, args.out))
     return 0
@@ -564,8 +567,9 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``, ``--version``); 2 on bad input, including a
-        malformed command line (one line ``titop-lpv: error: ...`` on stderr); 130 when
-        interrupted.
+        malformed command line (one line ``titop-lpv: error: ...`` on stderr); 1 on an
+        internal error (one line ``titop-lpv: internal error: ...``; ``TITOP_LPV_DEBUG=1``
+        shows the traceback); 130 when interrupted.
     """
     try:
         args = _parse(argv)
@@ -582,12 +586,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
-    except (TitopError, OSError, ValueError, KeyError) as err:
+    except (TitopError, OSError) as err:  # bad input: a model, a name, a value, a file
         if os.environ.get("TITOP_LPV_DEBUG") == "1":
             raise
         sys.stdout.flush()
         print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except Exception as err:  # a bug, not the user's input: say so, status 1
+        if os.environ.get("TITOP_LPV_DEBUG") == "1":
+            raise
+        sys.stdout.flush()
+        print(f"{PROG}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
+              "it; TITOP_LPV_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -23,13 +23,22 @@ def stability(sys_: Any) -> tuple[float, int, int, str]:
 
     A pole with ``Re λ > AXIS_TOL`` is unstable; one with ``|Re λ| <= AXIS_TOL`` lies on the
     imaginary axis (the zero poles of rigid-body modes and neutral coordinates, undamped
-    modes). The verdict is ``unstable`` if a pole is unstable, else ``marginal`` if a pole is
-    on the axis, else ``stable``. Poles are counted singly (a complex pair counts twice).
+    modes). The verdict is ``unstable`` if a pole is unstable; else ``drift`` if the zero
+    eigenvalue is defective (more zero poles than independent null vectors of A: Jordan
+    chains, a position that integrates a free velocity — a rigid-body mode whose
+    displacement grows linearly after a velocity perturbation, unstable in Lyapunov's
+    sense); else ``marginal`` if a pole is on the axis; else ``stable``. Poles are counted
+    singly (a complex pair counts twice).
     """
-    lam = np.linalg.eigvals(np.asarray(sys_.A, float)) if sys_.nstates else np.zeros(0)
+    A = np.asarray(sys_.A, float)
+    lam = np.linalg.eigvals(A) if sys_.nstates else np.zeros(0)
     re = lam.real
     unstable, axis = int(np.sum(re > AXIS_TOL)), int(np.sum(np.abs(re) <= AXIS_TOL))
-    verdict = "unstable" if unstable else "marginal" if axis else "stable"
+    zeros = int(np.sum(np.abs(lam) <= AXIS_TOL))
+    null = A.shape[0] - np.linalg.matrix_rank(A, tol=AXIS_TOL * max(1.0, np.abs(A).max(
+        initial=0.0))) if zeros else 0
+    verdict = ("unstable" if unstable else "drift" if zeros > null
+               else "marginal" if axis else "stable")
     return (float(re.max()) if re.size else float("nan")), unstable, axis, verdict
 
 
@@ -38,7 +47,8 @@ def stability_line(sys_: Any) -> str:
     top, unstable, axis, verdict = stability(sys_)
     return (f"stability: {verdict}: max Re λ = {top:.4g} rad/s, {unstable} unstable pole(s) "
             f"(Re λ > {AXIS_TOL:g}), {axis} on the imaginary axis (|Re λ| <= {AXIS_TOL:g}: "
-            "rigid-body zero poles and undamped modes, marginal)")
+            "rigid-body zero poles and undamped modes; 'drift' where zero poles form Jordan "
+            "chains, a position integrating a free velocity)")
 
 
 def size(path: str | Path) -> str:

@@ -277,7 +277,7 @@ def trim(
         key = _resolve(table, name, "fixed")
         if key in free_list:
             raise TrimSpecError(f"{key!r} is both free and fixed")
-        fixed_vals[key] = float(value)
+        fixed_vals[key] = _finite(value, f"fixed: {key!r}")
     for name in (params or {}):
         _resolve(table, name, "params")
 
@@ -289,6 +289,9 @@ def trim(
          else np.array(x0, dtype=float).copy())
     if x.shape != (model.n_states,):
         raise TrimSpecError(f"x0 must have shape ({model.n_states},), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        bad = [model.state_names[i] for i in np.flatnonzero(~np.isfinite(x))]
+        raise TrimSpecError(f"x0: not finite for {bad}")
     u = np.zeros(model.n_inputs)
     velocities = set(_velocity_states(model))
     vel_names = {model.state_names[i] for i in velocities}
@@ -324,7 +327,7 @@ def trim(
         if key not in free_list:
             raise TrimSpecError(f"guess: {key!r} is not free")
         where, i = table[key]
-        {"x": x, "u": u, "p": p}[where][i] = float(value)
+        {"x": x, "u": u, "p": p}[where][i] = _finite(value, f"guess: {key!r}")
 
     if not isinstance(pin_neutral, bool):
         pin_list = [_resolve(table, name, "pin_neutral") for name in pin_neutral]
@@ -338,6 +341,17 @@ def trim(
     return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
                   max_nfev=max_nfev, pin_neutral=pin_neutral, strict=strict,
                   fixed=[k for k in table if k not in free_list and k not in cyclic])
+
+
+def _finite(value: Any, where: str) -> float:
+    """A finite float, or :class:`TrimSpecError` naming ``where``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TrimSpecError(f"{where}: expected a number, got {value!r}") from None
+    if not np.isfinite(number):
+        raise TrimSpecError(f"{where}: must be finite, got {number}")
+    return number
 
 
 def _dependent(prob: _Problem, z0: np.ndarray) -> list[int]:
