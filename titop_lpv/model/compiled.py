@@ -423,8 +423,9 @@ class Model:
     def check_params(self, params: Any) -> None:
         """Check parameter values as the model file's validation checks the defaults.
 
-        Every evaluation with non-default parameters calls it (once per distinct unbatched
-        parameter vector: the result is cached with the resolved physics). For a complex
+        Every evaluation with non-default parameters calls it: once per distinct unbatched
+        parameter vector (the result is cached with the resolved physics), at every call
+        for a batch of parameter vectors (not cached). For a complex
         parameter vector (complex-step derivatives) the real part is checked.
 
         Parameters

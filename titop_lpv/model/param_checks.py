@@ -1,9 +1,9 @@
 """Run-time checks of parameter values: the model file's validation, applied to new values.
 
 Parameter values given to an evaluation (``dynamics``, ``outputs``, ``simulate``, ``trim``,
-``linearize``, sweeps) are checked once per distinct parameter vector (the compiled model
-caches the resolved physics), element-wise for a batch, on the real part for complex
-(complex-step) values.
+``linearize``, sweeps) are checked: a single parameter vector once (the compiled model
+caches its resolved physics), a batch of vectors element-wise at every call (batches are
+not cached), complex (complex-step) values on their real part.
 """
 
 from __future__ import annotations
