@@ -31,7 +31,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
@@ -493,21 +493,8 @@ _MODELS = (f"MODEL '{BUILTIN}' is the paper's balloon shipped inside the package
            "examples/*.toml files come with the source repository.")
 
 
-class UsageError(CLIError):
-    """A malformed command line (unknown option, missing or ill-typed argument)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with the command line's error contract: its errors raise :class:`UsageError`
-    (one line, exit status 2) instead of printing the usage and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        """Raise :class:`UsageError` with ``message`` and where to find help."""
-        raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = cv.Parser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n" + "\n".join(f"  {PROG} {c[0]} {c[3]}".rstrip() for c in _COMMANDS)
         + f"\n\n{_MODELS}\n\n'{PROG} COMMAND --help' shows each command's options. Errors: "
@@ -516,7 +503,7 @@ def _parser() -> argparse.ArgumentParser:
                     "linearisation, modes, LPV grids.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {tl.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser)
+                                parser_class=cv.Parser)
     for name, func, summary, example, groups in _COMMANDS:
         note = f"\n\n{_MODELS}" if "model" in groups else ""
         p = sub.add_parser(name, help=summary.split("\n")[0], description=summary,
@@ -535,24 +522,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        raise UsageError(f"a command is needed: {', '.join(c[0] for c in _COMMANDS)} "
+        raise cv.UsageError(f"a command is needed: {', '.join(c[0] for c in _COMMANDS)} "
                          f"(see '{PROG} --help')")
     args, extra = parser.parse_known_args(argv)
     if extra:
-        raise UsageError(f"unrecognized argument(s) {' '.join(extra)} "
+        raise cv.UsageError(f"unrecognized argument(s) {' '.join(extra)} "
                          f"(see '{PROG} {args.command} --help')")
     return args
-
-
-def _one_line(err: BaseException) -> str:
-    """The error message on one line (continuation lines joined with '; ')."""
-    text = str(err.args[0]) if type(err) is KeyError and err.args else str(err)
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        return type(err).__name__
-    rest = [ln[2:] if ln.startswith("- ") else ln for ln in lines[1:]]
-    line = " ".join([lines[0], "; ".join(rest)]) if rest else lines[0]
-    return line if len(line) <= 1000 else line[:997] + "..."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -575,8 +551,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parse(argv)
     except SystemExit as stop:  # --help, --version
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
-    except UsageError as err:
-        print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
+    except cv.UsageError as err:
+        print(f"{PROG}: error: {cv.one_line(err)}", file=sys.stderr)
         return 2
     import matplotlib
 
@@ -590,13 +566,13 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("TITOP_LPV_DEBUG") == "1":
             raise
         sys.stdout.flush()
-        print(f"{PROG}: error: {_one_line(err)}", file=sys.stderr)
+        print(f"{PROG}: error: {cv.one_line(err)}", file=sys.stderr)
         return 2
     except Exception as err:  # a bug, not the user's input: say so, status 1
         if os.environ.get("TITOP_LPV_DEBUG") == "1":
             raise
         sys.stdout.flush()
-        print(f"{PROG}: internal error: {type(err).__name__}: {_one_line(err)} (please report "
+        print(f"{PROG}: internal error: {type(err).__name__}: {cv.one_line(err)} (please report "
               "it; TITOP_LPV_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
 

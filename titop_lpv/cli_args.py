@@ -7,15 +7,28 @@ with a message naming the option, which the command line prints as its one error
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .exceptions import TitopError
 
-__all__ = ["CLIError", "check_out", "figure_suffixes", "names", "number", "pairs", "spin",
-           "triple", "values"]
+__all__ = [
+    "CLIError",
+    "Parser",
+    "UsageError",
+    "check_out",
+    "figure_suffixes",
+    "names",
+    "number",
+    "one_line",
+    "pairs",
+    "spin",
+    "triple",
+    "values",
+]
 
 
 class CLIError(TitopError, ValueError):
@@ -116,3 +129,27 @@ def check_out(path: str | None, option: str, suffixes: Sequence[str]) -> Path | 
     if not os.access(parent, os.W_OK):
         raise CLIError(f"{option} {path}: directory {str(parent)!r} is not writable")
     return out
+
+
+class UsageError(CLIError):
+    """A malformed command line (unknown option, missing or ill-typed argument)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the command line's error contract: its errors raise :class:`UsageError`
+    (one line, exit status 2) instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`UsageError` with ``message`` and where to find help."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def one_line(err: BaseException) -> str:
+    """The error message on one line (continuation lines joined with '; ')."""
+    text = str(err.args[0]) if type(err) is KeyError and err.args else str(err)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return type(err).__name__
+    rest = [ln[2:] if ln.startswith("- ") else ln for ln in lines[1:]]
+    line = " ".join([lines[0], "; ".join(rest)]) if rest else lines[0]
+    return line if len(line) <= 1000 else line[:997] + "..."
