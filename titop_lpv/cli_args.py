@@ -3,6 +3,8 @@
 ``--param``/``--fix``/``--guess`` pairs, ``LO:HI:N`` grids, ``--spin BODY:AX,AY,AZ:RATE``,
 and the output files' type and directory: each malformed value raises :class:`CLIError`
 with a message naming the option, which the command line prints as its one error line.
+:class:`Parser` gives argparse's own errors (unknown option, missing argument) the same
+contract, and :func:`one_line` folds any error message onto one line.
 """
 
 from __future__ import annotations
