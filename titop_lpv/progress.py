@@ -30,7 +30,9 @@ class Progress:
     Notes
     -----
     Call it as ``progress(done)`` or ``progress(done, total)``; the line ends when
-    ``done >= total``.
+    ``done >= total``. On a terminal or in a Jupyter notebook the bar is redrawn in place
+    (carriage return); on any other stream (a log file, CI output) it writes a line at each
+    tenth of the work and at the end, so that a log does not collect every redraw.
     """
 
     def __init__(self, total: int, label: str = "", stream: Any = None, width: int = 30):
@@ -38,6 +40,8 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.start = time.perf_counter()
         self.done = 0
+        self.inplace = _redraws(self.stream)
+        self._last_tenth = -1
 
     def __call__(self, done: int, total: int | None = None) -> None:
         self.done = done
@@ -45,7 +49,23 @@ class Progress:
         frac = done / total if total else 1.0
         bar = "#" * round(frac * self.width)
         elapsed = time.perf_counter() - self.start
-        end = "\n" if done >= total else ""
-        self.stream.write(f"\r{self.label} {done}/{total} [{bar:<{self.width}}] "
-                          f"{elapsed:.1f} s{end}")
+        text = f"{self.label} {done}/{total} [{bar:<{self.width}}] {elapsed:.1f} s"
+        if self.inplace:
+            self.stream.write(f"\r{text}" + ("\n" if done >= total else ""))
+        else:
+            tenth = int(10 * frac)
+            if tenth == self._last_tenth and done < total:
+                return
+            self._last_tenth = tenth
+            self.stream.write(text + "\n")
         self.stream.flush()
+
+
+def _redraws(stream: Any) -> bool:
+    """Whether ``stream`` shows a carriage return as a redraw (terminal or notebook)."""
+    if type(stream).__module__.startswith("ipykernel"):
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
