@@ -20,7 +20,7 @@ import numpy as np
 from .exceptions import TitopError, UnknownNameError
 from .linearize import linearize, named_statespace
 from .model.compiled import Model
-from .progress import Progress
+from .progress import n_chunks, reporter
 from .sweep import TrimSweep, trim_sweep
 
 if TYPE_CHECKING:
@@ -322,8 +322,7 @@ def linearize_sweep(
     if not good:
         raise LPVError("no grid point is an equilibrium:\n" + sweep.report())
     total = len(good)
-    report = (Progress(total, "linearize_sweep") if progress is True
-              else progress if callable(progress) else None)
+    report = reporter(progress, total, "linearize_sweep")
     first = linearize(model, sweep[good[0]], inputs, outputs, states=states, drop=drop,
                       drop_integrators=drop_integrators)
     names = (tuple(first.state_labels), tuple(first.input_labels), tuple(first.output_labels))
@@ -338,11 +337,9 @@ def linearize_sweep(
             if report:
                 report(k + 1, total)
     elif rest:
-        workers = getattr(executor, "_max_workers", None)
-        n_chunks = max(1, min(len(rest), sweep_kwargs.get("chunks") or
-                              (4 * workers if workers else 8)))
         futures = {}
-        for part in np.array_split(np.array(rest), n_chunks):
+        for part in np.array_split(np.array(rest),
+                                   n_chunks(executor, len(rest), sweep_kwargs.get("chunks"))):
             if part.size:
                 fut = executor.submit(_linearize_chunk, model,
                                       [sweep[good[k]] for k in part], names)

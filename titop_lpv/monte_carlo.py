@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .mu import freqresp
-from .progress import Progress
+from .progress import reporter
 from .robust import RobustnessError, _default_omega, _lft, _nominal_values, delta_matrix
 from .worst_case import _SS
 
@@ -195,8 +195,7 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
     deltas = _sample(st.blocks, int(n), np.random.default_rng(seed))
     mats = (lft.A, lft.B1, lft.B2, lft.C1, lft.C2, lft.D11, lft.D12, lft.D21, lft.D22)
     cuts = [*range(0, int(n), int(chunksize)), int(n)]
-    report = (Progress(int(n), "monte_carlo") if progress is True
-              else progress if callable(progress) else None)
+    report = reporter(progress, int(n), "monte_carlo")
     if executor is None:
         parts = []
         for lo, hi in itertools.pairwise(cuts):

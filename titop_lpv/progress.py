@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "n_chunks", "reporter"]
 
 
 class Progress:
@@ -69,3 +70,32 @@ def _redraws(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def reporter(progress: bool | Callable[[int, int], None], total: int,
+             label: str) -> Callable[[int, int], None] | None:
+    """The ``progress`` argument of the long computations, read one way everywhere.
+
+    Parameters
+    ----------
+    progress : bool or callable
+        ``True``: a :class:`Progress` bar on stderr; a callable ``f(done, total)``: itself;
+        ``False``: None (silent).
+    total : int
+        Number of work items (for the bar).
+    label : str
+        Printed before the bar.
+    """
+    if progress is True:
+        return Progress(total, label)
+    return progress if callable(progress) else None
+
+
+def n_chunks(executor: Any, n_items: int, chunks: int | None) -> int:
+    """How many chunks to cut ``n_items`` into for ``executor``.
+
+    ``chunks`` when given, else 4 per worker when the executor says how many it has (a
+    ``concurrent.futures`` pool's ``_max_workers``), else 8; at least 1, at most ``n_items``.
+    """
+    workers = getattr(executor, "_max_workers", None)
+    return max(1, min(n_items, chunks or (4 * workers if workers else 8)))

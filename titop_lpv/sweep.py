@@ -24,7 +24,7 @@ import numpy as np
 from .exceptions import TitopError, UnknownNameError
 from .model.compiled import Model
 from .operating_point import OperatingPoint
-from .progress import Progress
+from .progress import n_chunks, reporter
 from .trim import TrimError, TrimSpecError, trim
 
 if TYPE_CHECKING:
@@ -222,8 +222,7 @@ def trim_sweep(
     first_guess = trim_kwargs.pop("guess", None)
     spec = {"free": free, "fixed": dict(fixed or {}), **trim_kwargs}
     total = len(order)
-    report = (Progress(total, "trim_sweep") if progress is True
-              else progress if callable(progress) else None)
+    report = reporter(progress, total, "trim_sweep")
 
     results: list[OperatingPoint | None] = [None] * total
     if executor is None:
@@ -236,9 +235,7 @@ def trim_sweep(
             if report:
                 report(k + 1, total)
     else:
-        workers = getattr(executor, "_max_workers", None)
-        n_chunks = max(1, min(total, chunks or (4 * workers if workers else 8)))
-        bounds = np.linspace(0, total, n_chunks + 1).astype(int)
+        bounds = np.linspace(0, total, n_chunks(executor, total, chunks) + 1).astype(int)
         heads = [int(b) for b in bounds[:-1]]
         head_ops = _run_chain(model, {**spec}, [values[h] for h in heads],
                               dict(first_guess) if first_guess else None)
