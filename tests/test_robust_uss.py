@@ -250,3 +250,12 @@ def test_nominal_means_the_nominal_parameter_values():
     p = tl.ureal("p", 1.0, range=(0.5, 2.5))  # loop pole p − 3: nominal −2, box centre −1.5
     rs = tl.robust_stability(first_order_loop(p, K=3.0))
     np.testing.assert_allclose(rs.nominal_poles, [-2.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("omega", [[float("nan")], [-1.0], [], "x"])
+@pytest.mark.parametrize("analysis", ["robust_stability", "worst_case_gain", "monte_carlo"])
+def test_bad_frequency_grids_are_refused_by_every_analysis(analysis, omega):
+    G = tl.ureal("a", 1.0, range=(0.5, 1.5)) * control.tf(1, [1, 1])
+    kwargs = {"n": 3} if analysis == "monte_carlo" else {}
+    with pytest.raises(tl.RobustnessError, match="omega"):
+        getattr(tl, analysis)(G, omega=omega, **kwargs)

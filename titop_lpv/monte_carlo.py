@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .mu import freqresp
+from .mu_structure import check_omega
 from .progress import reporter
 from .robust import RobustnessError, _default_omega, _lft, _nominal_values, delta_matrix
 from .worst_case import _SS
@@ -190,7 +191,8 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
         raise RobustnessError(f"chunksize must be a positive integer, got {chunksize!r}")
     lft = _lft(M, blocks)
     st = lft.st
-    omega = _default_omega(lft, 200) if omega is None else np.unique(np.asarray(omega, float))
+    omega = (_default_omega(lft, 200) if omega is None
+             else check_omega(omega, RobustnessError))
     perf = lft.B2.shape[1] > 0 and lft.C2.shape[0] > 0
     deltas = _sample(st.blocks, int(n), np.random.default_rng(seed))
     mats = (lft.A, lft.B1, lft.B2, lft.C1, lft.C2, lft.D11, lft.D12, lft.D21, lft.D22)

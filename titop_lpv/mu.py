@@ -45,6 +45,7 @@ from .mu_structure import (
     _Structure,
     as_blocks,
     block_values,
+    check_omega,
     structured_norm,
 )
 from .mu_upper_bound import _to_full, _upper_single, dg_batch, dg_init, mu_upper
@@ -209,9 +210,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         refined peak.
     """
     st = _Structure(blocks)
-    omega = np.unique(np.asarray(omega, float).ravel())
-    if omega.size == 0 or omega[0] < 0 or not np.all(np.isfinite(omega)):
-        raise StructureError("omega must be a non-empty set of finite frequencies >= 0")
+    omega = check_omega(omega)
     if getattr(sys, "dt", 0) not in (0, None):
         raise StructureError(f"the system is discrete-time (dt = {sys.dt}); only continuous "
                              "time is handled")

@@ -177,6 +177,20 @@ class _Structure:
         return float(max(np.linalg.norm(delta[np.ix_(*cop[0])], 2) for cop in self.copies))
 
 
+def check_omega(omega: Any, error: type[Exception] = StructureError) -> np.ndarray:
+    """Frequencies [rad/s] for an analysis: sorted, unique, finite and ``>= 0``.
+
+    Raises ``error`` (default :class:`StructureError`) naming the problem otherwise.
+    """
+    try:
+        w = np.unique(np.asarray(omega, float).ravel())
+    except (TypeError, ValueError):
+        raise error(f"omega must be an array of frequencies [rad/s], got {omega!r}") from None
+    if w.size == 0 or not np.all(np.isfinite(w)) or w[0] < 0:
+        raise error("omega must be a non-empty set of finite frequencies >= 0 [rad/s]")
+    return w
+
+
 def structured_norm(delta: np.ndarray, blocks: Any) -> float:
     """Structured norm max(``|δ_i|``, σ̄(Δ₀_j)) of a block-diagonal Δ (``n_w × n_z``)."""
     return _Structure(blocks).norm(np.asarray(delta, complex))

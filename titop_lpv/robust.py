@@ -26,7 +26,7 @@ from scipy import optimize
 
 from .exceptions import TitopError
 from .mu import MuResult, freqresp, mu_sweep
-from .mu_structure import StructureError, _Structure, block_values
+from .mu_structure import StructureError, _Structure, block_values, check_omega
 from .mu_upper_bound import mu_upper
 
 if TYPE_CHECKING:
@@ -406,7 +406,7 @@ def robust_stability(M: Any, blocks: Any = None,
     """
     lft = _lft(M, blocks)
     _check_stable(lft)
-    omega = _default_omega(lft) if omega is None else np.asarray(omega, float)
+    omega = _default_omega(lft) if omega is None else check_omega(omega, RobustnessError)
     res = mu_sweep(lft.m11(), lft.st.blocks, omega, lower=False, seed=seed)
     delta, method, peak = res.delta, "μ lower bound", res.peak_upper
     m_up = 1 / res.peak_lower if res.peak_lower > 0 else np.inf

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import optimize
 
 from .mu import freqresp
-from .mu_structure import _Structure, block_values
+from .mu_structure import _Structure, block_values, check_omega
 from .mu_upper_bound import _scaled, _to_full, _upper_single, dg_batch, dg_init
 from .robust import (
     _LFT,
@@ -196,18 +196,6 @@ def _band_peak(mats, omega: np.ndarray, poles: np.ndarray | None = None,
     return best
 
 
-def _check_omega(omega: Any) -> np.ndarray:
-    try:
-        w = np.unique(np.asarray(omega, float).ravel())
-    except (TypeError, ValueError):
-        raise RobustnessError(f"omega must be an array of frequencies [rad/s], got {omega!r}") \
-            from None
-    if w.size == 0 or not np.all(np.isfinite(w)) or w[0] < 0:
-        raise RobustnessError("omega must be a non-empty set of finite frequencies >= 0 "
-                              "[rad/s]")
-    return w
-
-
 def _nominal_params(lft: _LFT, sizes: list[int]) -> np.ndarray:
     """The optimisation vector at the nominal parameters (:func:`robust._nominal_values`)."""
     v = np.zeros(sum(sizes))
@@ -264,7 +252,7 @@ def worst_case_gain(M: Any, blocks: Any = None,
     lft = _lft(M, blocks, perf=True)
     _check_stable(lft)
     st = lft.st
-    omega = _default_omega(lft) if omega is None else _check_omega(omega)
+    omega = _default_omega(lft) if omega is None else check_omega(omega, RobustnessError)
     sizes = [1 if b.kind != "full" else b.rows * b.cols for b in st.blocks]
     cuts = np.cumsum([0, *sizes])
     rng = np.random.default_rng(seed)
