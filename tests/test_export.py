@@ -168,3 +168,19 @@ def test_fields_added_later_round_trip_too(balloon, tmp_path, ext, monkeypatch):
     old = load_linear(save_linear(sys, tmp_path / f"old{ext}", op=op))
     monkeypatch.setattr(export, "OperatingPoint", _LaterPoint)
     assert load_linear(tmp_path / f"old{ext}").op.margin == 0.0 and old.op.x.size
+
+
+@pytest.mark.parametrize("suffix", [".mat", ".npz", ".json"])
+def test_one_output_without_input_round_trips(tmp_path, suffix):
+    """A shape python-control 0.10.2 refuses to build directly (D is 1×0, its issue #1176)
+    is written and read back like any other."""
+    from titop_lpv.linearize import named_statespace
+
+    A = np.array([[0.0, 1.0], [-4.0, -0.2]])
+    sys = named_statespace(A, np.zeros((2, 0)), np.array([[1.0, 0.0]]), np.zeros((1, 0)),
+                           states=["q", "qd"], inputs=[], outputs=["y"], name="free")
+    back = load_linear(save_linear(sys, tmp_path / f"free{suffix}"))
+    assert (back.ninputs, back.noutputs, back.nstates) == (0, 1, 2)
+    np.testing.assert_array_equal(back.A, A)
+    assert back.state_labels == ["q", "qd"] and back.output_labels == ["y"]
+    assert back.name == "free"

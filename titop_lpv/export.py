@@ -27,6 +27,7 @@ import control
 import numpy as np
 
 from .exceptions import ModelFileError, TitopError
+from .linearize import named_statespace
 from .lpv import LPVGrid
 from .operating_point import OperatingPoint
 from .sweep import TrimSweep
@@ -329,9 +330,9 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid:
         return np.asarray(rec[key], dtype=float).reshape(shape)
 
     if kind == "statespace":
-        sys = control.ss(mat("A", (n, n)), mat("B", (n, m)), mat("C", (p, n)),
-                         mat("D", (p, m)), states=states, inputs=inputs, outputs=outputs,
-                         name=str(rec["name"]))
+        sys = named_statespace(mat("A", (n, n)), mat("B", (n, m)), mat("C", (p, n)),
+                               mat("D", (p, m)), states=states, inputs=inputs,
+                               outputs=outputs, name=str(rec["name"]))
         if "op" in rec:
             sys.op = _op_from(rec["op"])
         return sys
@@ -352,7 +353,8 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid:
     for k, idx in enumerate(np.ndindex(*shape)):
         ops[idx] = _op_from(points[k])
         systems[idx] = (None if np.isnan(A[idx]).any() else
-                        control.ss(A[idx], B[idx], C[idx], D[idx], states=states,
-                                   inputs=inputs, outputs=outputs, name=str(rec["name"])))
+                        named_statespace(A[idx], B[idx], C[idx], D[idx], states=states,
+                                         inputs=inputs, outputs=outputs,
+                                         name=str(rec["name"])))
     return LPVGrid(TrimSweep(axes, ops), systems, tuple(states), tuple(inputs), tuple(outputs),
                    branch_tol=float(np.asarray(rec["branch_tol"]).item()))
