@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 import titop_lpv as tl
-from titop_lpv.dynamics import forward_dynamics
+from titop_lpv.multibody.dynamics import forward_dynamics
 
 try:
     import tomllib

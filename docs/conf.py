@@ -53,19 +53,19 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()
 
-# The command line (titop_lpv.cli) is documented when the installed package has it.
+# The command line (titop_lpv.cli.main) is documented when the installed package has it.
 CLI_SECTION = """
 
 Command line
 ------------
 
-.. automodule:: titop_lpv.cli
+.. automodule:: titop_lpv.cli.main
 """
 
 
 def _add_cli(app, docname, source):
     """Append the command-line module to the API page when it exists."""
-    if docname == "api" and importlib.util.find_spec("titop_lpv.cli") is not None:
+    if docname == "api" and importlib.util.find_spec("titop_lpv.cli.main") is not None:
         source[0] += CLI_SECTION
 
 

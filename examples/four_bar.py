@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 import titop_lpv as tl
-from titop_lpv.dynamics import kinematics
-from titop_lpv.loops import loop_state
+from titop_lpv.multibody.dynamics import kinematics
+from titop_lpv.multibody.loops import loop_state
 
 HERE = Path(__file__).resolve().parent
 G, M_LINK, M_COUPLER, L = 9.81, 1.0, 2.0, 0.8  # as in four_bar.toml

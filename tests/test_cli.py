@@ -1,6 +1,6 @@
 """The ``titop-lpv`` command line.
 
-Every command runs on the shipped examples in a subprocess (``python -m titop_lpv.cli``, and
+Every command runs on the shipped examples in a subprocess (``python -m titop_lpv.cli.main``, and
 the installed console script once), in a temporary directory with ``MPLBACKEND=Agg``: exit
 status 0, the key lines of its summary, and the files it writes, read back
 (``load_linear``, JSON, npz, CSV) and checked against the library or a closed form. Bad
@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 import titop_lpv as tl
-from titop_lpv.cli import main
-from titop_lpv.export import load_linear
-from titop_lpv.lpv import LPVGrid
+from titop_lpv.analysis.lpv import LPVGrid
+from titop_lpv.cli.main import main
+from titop_lpv.io.export import load_linear
 
 ROOT = Path(__file__).resolve().parents[1]
 BALLOON = str(ROOT / "examples" / "balloon.toml")
@@ -40,7 +40,7 @@ ENV = {k: v for k, v in os.environ.items() if k != "TITOP_LPV_DEBUG"} | {"MPLBAC
 
 def run(*args: str, cwd: Path, command: list[str] | None = None) -> subprocess.CompletedProcess:
     """Run the CLI in a subprocess; return the completed process (text output)."""
-    command = command or [sys.executable, "-m", "titop_lpv.cli"]
+    command = command or [sys.executable, "-m", "titop_lpv.cli.main"]
     return subprocess.run([*command, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
                           timeout=300, check=False)
 

@@ -1,10 +1,10 @@
-"""Tests of titop_lpv.euler: DCMs, inverse Euler angles, rate kinematics, complex safety."""
+"""Tests of titop_lpv.spatial.euler: DCMs, inverse Euler angles, rate kinematics, complex safety."""
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from titop_lpv.euler import (
+from titop_lpv.spatial.euler import (
     SEQUENCES,
     angular_velocity_matrix,
     atan2,

@@ -13,8 +13,8 @@ import pytest
 from scipy.io import loadmat
 
 import titop_lpv as tl
-from titop_lpv import export
-from titop_lpv.export import load_linear, save_linear
+from titop_lpv.io import export
+from titop_lpv.io.export import load_linear, save_linear
 
 ROOT = Path(__file__).resolve().parents[1]
 FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
@@ -174,7 +174,7 @@ def test_fields_added_later_round_trip_too(balloon, tmp_path, ext, monkeypatch):
 def test_one_output_without_input_round_trips(tmp_path, suffix):
     """A shape python-control 0.10.2 refuses to build directly (D is 1×0, its issue #1176)
     is written and read back like any other."""
-    from titop_lpv.linearize import named_statespace
+    from titop_lpv.analysis.linearize import named_statespace
 
     A = np.array([[0.0, 1.0], [-4.0, -0.2]])
     sys = named_statespace(A, np.zeros((2, 0)), np.array([[1.0, 0.0]]), np.zeros((1, 0)),

@@ -1,4 +1,4 @@
-"""The compiled forward dynamics (numba, ``titop_lpv.kernel``) against the numpy reference.
+"""The compiled forward dynamics (numba, ``titop_lpv.multibody.kernel``) against the numpy reference.
 
 Same recursion, two implementations: they must agree to rounding on the balloon and on
 seeded random trees (free and fixed roots, welds, prismatic and revolute joints, loads,
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import models
 
 import titop_lpv as tl
-from titop_lpv.dynamics import forward_dynamics
+from titop_lpv.multibody.dynamics import forward_dynamics
 
 
 def _load(desc: dict) -> tl.Model:

@@ -1,4 +1,4 @@
-"""LFT functions, LFT constructors and the δ-channel reduction (titop_lpv.lft).
+"""LFT functions, LFT constructors and the δ-channel reduction (titop_lpv.robust.lft).
 
 * lower/upper LFT and star product on matrices against the closed formulas (real and
   complex), and the identities that tie them together;
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from titop_lpv.exceptions import ShapeError
-from titop_lpv.lft import (
+from titop_lpv.robust.lft import (
     IllPosedError,
     affine_lft,
     lft_lower,
@@ -26,8 +26,8 @@ from titop_lpv.lft import (
     reduce,
     star,
 )
-from titop_lpv.uncertain import USS, UncertaintyError, ultidyn, ureal
-from titop_lpv.uncertain_ops import feedback, hstack, series, uss, vstack
+from titop_lpv.robust.ops import feedback, hstack, series, uss, vstack
+from titop_lpv.robust.uss import USS, UncertaintyError, ultidyn, ureal
 
 RTOL = 1e-12
 OMEGA = (0.05, 0.6, 2.5, 17.0)
@@ -256,8 +256,8 @@ def test_reduce_finds_hidden_channels_and_keeps_the_system() -> None:
     blk = np.arange(n, n + r + 2 * q)
     big[blk] = T.T @ big[blk]
     big[:, blk] = big[:, blk] @ T
-    from titop_lpv.lft_core import ABCD
-    from titop_lpv.uncertain import USS
+    from titop_lpv.robust.abcd import ABCD
+    from titop_lpv.robust.uss import USS
 
     Gbig = USS(control.ss(big[:n, :n], big[:n, n:], big[n:, :n], big[n:, n:]),
                G.delta.__class__((k.block(r + 2 * q),)), [k], inputs=["u1", "u2"])

@@ -52,8 +52,8 @@ import scipy.linalg
 from scipy.spatial.transform import Rotation
 
 import titop_lpv as tl
-from titop_lpv.euler import angular_velocity_matrix
 from titop_lpv.model.files import read_description
+from titop_lpv.spatial.euler import angular_velocity_matrix
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -190,7 +190,7 @@ def test_one_state_no_input_system():
 
 
 def test_named_statespace_shapes_python_control_refuses():
-    from titop_lpv.linearize import named_statespace
+    from titop_lpv.analysis.linearize import named_statespace
 
     A, C = np.array([[-2.0]]), np.array([[3.0]])
     one = named_statespace(A, np.zeros((1, 0)), C, np.zeros((1, 0)), states=["s"], inputs=[],
@@ -656,7 +656,7 @@ def test_turntable_spin_point_closed_form(caplog):
     op = tl.trim(model, kind="spin", free=["bob.q"], guess={"bob.q": -0.3},
                  spin={"body": "table", "axis": [0, 0, 1], "rate": omega})
     assert op.success and op.cyclic == ("table_q",)
-    with caplog.at_level("INFO", logger="titop_lpv.linearize"):
+    with caplog.at_level("INFO", logger="titop_lpv.analysis.linearize"):
         sys_ = tl.linearize(model, op)
     assert "table_q (cyclic)" in caplog.text
     assert sys_.dropped_states == {"table_q": "cyclic"}

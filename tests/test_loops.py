@@ -3,7 +3,7 @@
 compiled kernel, inverse dynamics, and the closed-form modes of two coupled pendulums.
 
 The energy checks are instantaneous: dE/dt = ∇E · ẋ with ∇E by complex step of
-:func:`titop_lpv.energy` (the potential route) and ẋ from the forward dynamics (the wrench
+:func:`titop_lpv.multibody.energy` (the potential route) and ẋ from the forward dynamics (the wrench
 route), so no integration error hides a discrepancy.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import titop_lpv as tl
-from titop_lpv.dynamics import forward_dynamics, kinematics
-from titop_lpv.loops import loop_state, loop_wrenches
-from titop_lpv.spatial import cross
+from titop_lpv.multibody.dynamics import forward_dynamics, kinematics
+from titop_lpv.multibody.loops import loop_state, loop_wrenches
+from titop_lpv.spatial.algebra import cross
 
 RNG = np.random.default_rng(20261122)
 

@@ -35,7 +35,7 @@ import pytest
 import scipy.linalg
 
 import titop_lpv as tl
-from titop_lpv.modes import _rigid_chains
+from titop_lpv.analysis.modes import _rigid_chains
 
 ROOT = Path(__file__).resolve().parents[1]
 BALLOON_FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
@@ -148,7 +148,7 @@ def test_an_unsplittable_pair_replaces_a_chain_vector(monkeypatch):
     """Only a near-zero pair is left for one unexplained vector: it is listed (twice the
     multiplicity) and the chain gives up a vector, so the count stays exact."""
     A = scipy.linalg.block_diag([[0.0, 5e-7], [-5e-7, 0.0]], [[-1.0]])
-    module = importlib.import_module("titop_lpv.modes")  # tl.modes is the function
+    module = importlib.import_module("titop_lpv.analysis.modes")  # tl.modes is the function
     monkeypatch.setattr(module, "_rigid_chains", lambda A, n: [[np.eye(3)[0]]])
     table = tl.modes(A)
     (pair,) = table.rigid

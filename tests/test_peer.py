@@ -41,7 +41,7 @@ import models
 import peer_pinocchio as pp
 
 import titop_lpv as tl
-from titop_lpv.euler import dcm_to_euler
+from titop_lpv.spatial.euler import dcm_to_euler
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "tests" / "data" / "balloon_trajectory.json"  # copy of ../shared/reference

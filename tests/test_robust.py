@@ -10,9 +10,9 @@ import matplotlib
 import numpy as np
 import pytest
 
-from titop_lpv.monte_carlo import monte_carlo
-from titop_lpv.robust import RobustnessError, close_lft, delta_matrix, robust_stability
-from titop_lpv.worst_case import worst_case_gain
+from titop_lpv.robust.monte_carlo import monte_carlo
+from titop_lpv.robust.stability import RobustnessError, close_lft, delta_matrix, robust_stability
+from titop_lpv.robust.worst_case import worst_case_gain
 
 matplotlib.use("Agg")
 
@@ -157,10 +157,10 @@ def test_worst_case_certificate_gamma_is_the_closed_form(full):
     """The γ that D-G scalings certify for [[M11, M12], [M21/γ, M22/γ]] (a generalised
     eigenvalue) against the certificate itself (mu_upper_bound._certify, Fan–Tits–Doyle):
     β(γ) = 1 at that γ, β > 1 just below it, for random matrices and a mixed structure."""
-    from titop_lpv.mu_structure import _Structure
-    from titop_lpv.mu_upper_bound import _certify, _scaled, _to_full, dg_batch
-    from titop_lpv.uncertain import Block
-    from titop_lpv.worst_case import _gain_certified
+    from titop_lpv.robust.mu_upper import _certify, _scaled, _to_full, dg_batch
+    from titop_lpv.robust.structure import _Structure
+    from titop_lpv.robust.uss import Block
+    from titop_lpv.robust.worst_case import _gain_certified
 
     rng = np.random.default_rng(3)
     blocks = [Block("a", "real", 1, 1, 1), Block("b", "real", 1, 1, 2),

@@ -3,7 +3,7 @@ arithmetic and ``feedback``, analysed without touching the LFT, against closed f
 
 Every destabilising or worst-case parameter value is checked independently of the LFT
 closure used inside the analysis: the system is re-evaluated at the reported *physical*
-parameter values by ``USS.at`` (``titop_lpv.uncertain_eval``) and its poles or gain are
+parameter values by ``USS.at`` (``titop_lpv.robust.evaluate``) and its poles or gain are
 compared with the closed form.
 """
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`titop_lpv.spatial`, the dual-vector algebra of the nonlinear TITOP model.
+"""Tests of :mod:`titop_lpv.spatial.algebra`, the dual-vector algebra of the nonlinear TITOP model.
 
 What is checked against what
 ----------------------------
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from titop_lpv.spatial import (
+from titop_lpv.spatial.algebra import (
     coriolis,
     cross,
     dynamic_model,

@@ -7,7 +7,7 @@ actuated inputs) the following are checked:
 
 * forward dynamics :meth:`titop_lpv.Model.dynamics` against ``ν̇ = M⁻¹ (Q_joint − h)``, with
   ``M`` from :func:`titop_lpv.mass_matrix`, the bias ``h`` from
-  :func:`titop_lpv.inverse_dynamics` at zero acceleration, and the joint forces
+  :func:`titop_lpv.multibody.inverse_dynamics` at zero acceleration, and the joint forces
   ``Q_joint = −k (q − rest) − d q̇ + u_τ`` computed here from the (resolved) description;
   ``M`` is symmetric positive definite (relative ``<= 1e-10``);
 * the inverse-dynamics round trip: the actuation needed for the forward accelerations is the
@@ -39,7 +39,7 @@ import models
 import peer_pinocchio as pp
 
 import titop_lpv as tl
-from titop_lpv.euler import dcm_to_euler
+from titop_lpv.spatial.euler import dcm_to_euler
 
 EULER = ("phi", "theta", "psi")
 N_TREES = 56

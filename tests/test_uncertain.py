@@ -1,4 +1,4 @@
-"""Uncertain parameters and uncertain systems (titop_lpv.uncertain, uncertain_ops,
+"""Uncertain parameters and uncertain systems (titop_lpv.robust.uss, uncertain_ops,
 uncertain_eval).
 
 Every operation is checked the same way: build the uncertain system with our LFT algebra,
@@ -18,19 +18,10 @@ import numpy as np
 import pytest
 
 from titop_lpv.exceptions import ShapeError
-from titop_lpv.lft import IllPosedError, lft_upper
-from titop_lpv.uncertain import (
-    USS,
-    Block,
-    DeltaStructure,
-    UncertaintyError,
-    ucomplex,
-    ultidyn,
-    ureal,
-)
-from titop_lpv.uncertain_eval import ComplexStateSpace
-from titop_lpv.uncertain_interconnect import interconnect
-from titop_lpv.uncertain_ops import (
+from titop_lpv.robust.evaluate import ComplexStateSpace
+from titop_lpv.robust.interconnect import interconnect
+from titop_lpv.robust.lft import IllPosedError, lft_upper
+from titop_lpv.robust.ops import (
     append,
     feedback,
     hstack,
@@ -38,6 +29,15 @@ from titop_lpv.uncertain_ops import (
     series,
     uss,
     vstack,
+)
+from titop_lpv.robust.uss import (
+    USS,
+    Block,
+    DeltaStructure,
+    UncertaintyError,
+    ucomplex,
+    ultidyn,
+    ureal,
 )
 
 RTOL = 1e-12
@@ -219,7 +219,7 @@ def test_mass_spring_damper_from_feedback_and_series() -> None:
 
 def _random_plant(rng: np.random.Generator, n: int, p: int, m: int, param, scale: float):
     """An uncertain state-space model affine in ``param`` and its value → StateSpace map."""
-    from titop_lpv.lft import affine_lft
+    from titop_lpv.robust.lft import affine_lft
 
     A0 = rng.standard_normal((n, n))
     A0 -= (np.max(np.linalg.eigvals(A0).real) + 2.0) * np.eye(n)

@@ -9,8 +9,14 @@ evaluate its dynamics (batched, complex-step safe) and analyse it::
     traj.plot(["balloon_x", "balloon_y", "slider_q"])
 """
 
-from .dynamics import motion_vector
-from .energy import center_of_mass, energy, momentum
+from .analysis.linearize import Jacobians, LinearizationError, jacobians, linearize
+from .analysis.lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
+from .analysis.modes import ModalTable, Mode, modes
+from .analysis.operating_point import OperatingPoint
+from .analysis.response import ResponseComparison, compare_response
+from .analysis.simulate import Trajectory, simulate
+from .analysis.sweep import TrimSweep, trim_sweep
+from .analysis.trim import TrimError, TrimSpecError, trim
 from .exceptions import (
     DynamicsError,
     ModelError,
@@ -20,11 +26,6 @@ from .exceptions import (
     TitopError,
     UnknownNameError,
 )
-from .inverse_dynamics import InverseDynamics, inverse_dynamics, mass_matrix, velocity_names
-from .lft import IllPosedError, affine_lft, lft_lower, lft_upper, polynomial_lft, star
-from .lft import reduce as reduce_lft
-from .linearize import Jacobians, LinearizationError, jacobians, linearize
-from .lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
 from .model import (
     Body,
     Buoyancy,
@@ -43,30 +44,34 @@ from .model import (
     WrenchInput,
     load_model,
 )
-from .modes import ModalTable, Mode, modes
-from .monte_carlo import MonteCarloResult, monte_carlo
-from .mu import MuResult, mu_sweep
-from .mu_lower_bound import mu_lower
-from .mu_structure import MuBound, StructureError, block_values, structured_norm
-from .mu_upper_bound import mu_upper
-from .operating_point import OperatingPoint
-from .response import ResponseComparison, compare_response
-from .robust import (
+from .multibody.dynamics import motion_vector
+from .multibody.energy import center_of_mass, energy, momentum
+from .multibody.inverse_dynamics import (
+    InverseDynamics,
+    inverse_dynamics,
+    mass_matrix,
+    velocity_names,
+)
+from .robust.atoms import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
+from .robust.evaluate import ComplexStateSpace
+from .robust.interconnect import interconnect
+from .robust.lft import IllPosedError, affine_lft, lft_lower, lft_upper, polynomial_lft, star
+from .robust.lft import reduce as reduce_lft
+from .robust.monte_carlo import MonteCarloResult, monte_carlo
+from .robust.mu import MuResult, mu_sweep
+from .robust.mu_lower import mu_lower
+from .robust.mu_upper import mu_upper
+from .robust.ops import append, feedback, hstack, parallel, series, uss, vstack
+from .robust.stability import (
     RobustnessError,
     RobustStabilityResult,
     close_lft,
     delta_matrix,
     robust_stability,
 )
-from .simulate import Trajectory, simulate
-from .sweep import TrimSweep, trim_sweep
-from .trim import TrimError, TrimSpecError, trim
-from .uncertain import USS, Block, DeltaStructure, UncertaintyError
-from .uncertain_eval import ComplexStateSpace
-from .uncertain_interconnect import interconnect
-from .uncertain_ops import append, feedback, hstack, parallel, series, uss, vstack
-from .uncertain_params import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
-from .worst_case import WorstCaseGainResult, worst_case_gain
+from .robust.structure import MuBound, StructureError, block_values, structured_norm
+from .robust.uss import USS, Block, DeltaStructure, UncertaintyError
+from .robust.worst_case import WorstCaseGainResult, worst_case_gain
 
 __version__ = "0.1.0"
 

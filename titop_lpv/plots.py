@@ -1,10 +1,10 @@
 """Plots: every function draws data that was computed before and returns the ``Figure``.
 
 Nothing is computed inside a plotting call (python-control's "compute, then plot"); the
-result objects of the toolbox (:class:`~titop_lpv.simulate.Trajectory`,
-:class:`~titop_lpv.lpv.PoleMap`, :class:`~titop_lpv.lpv.BodeOverlay`,
-:class:`~titop_lpv.response.ResponseComparison`, :class:`~titop_lpv.sweep.TrimSweep`,
-:class:`~titop_lpv.modes.ModalTable`) have a ``.plot()`` method that calls these. Only
+result objects of the toolbox (:class:`~titop_lpv.analysis.simulate.Trajectory`,
+:class:`~titop_lpv.analysis.lpv.PoleMap`, :class:`~titop_lpv.analysis.lpv.BodeOverlay`,
+:class:`~titop_lpv.analysis.response.ResponseComparison`, :class:`~titop_lpv.analysis.sweep.TrimSweep`,
+:class:`~titop_lpv.analysis.modes.ModalTable`) have a ``.plot()`` method that calls these. Only
 ``matplotlib.pyplot.subplots`` is used, so any backend works, including ``Agg`` without a
 screen.
 """

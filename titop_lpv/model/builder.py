@@ -53,7 +53,7 @@ class System:
     gravity : vector of 3 numbers or parameter names
         Uniform acceleration field ``g`` [m/s²], inertial frame.
     euler : str
-        Euler sequence of floating-base attitudes (see :mod:`titop_lpv.euler`), e.g. ``"321"``.
+        Euler sequence of floating-base attitudes (see :mod:`titop_lpv.spatial.euler`), e.g. ``"321"``.
     """
 
     def __init__(self, name: str = "model", *, gravity: Any = (0.0, 0.0, 0.0), euler: str = "321"):

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..exceptions import ModelError, ShapeError, UnknownNameError
-from ..spatial import dynamic_model, unit
+from ..multibody.param_checks import check_parameter_values
+from ..spatial.algebra import dynamic_model, unit
 from .description import Buoyancy, Force, Free, Prismatic, Revolute, Weld
-from .param_checks import check_parameter_values
 from .signals import BASE_STATES, signal_names
 from .validate import check
 
@@ -482,7 +482,7 @@ class Model:
         """State derivative ``ẋ = f(t, x, u, params)`` (python-control ``updfcn`` order).
 
         Forward dynamics by the O(n) two-sweep TITOP recursion
-        (:func:`titop_lpv.dynamics.forward_dynamics`).
+        (:func:`titop_lpv.multibody.dynamics.forward_dynamics`).
 
         Parameters
         ----------
@@ -498,19 +498,19 @@ class Model:
         -------
         ndarray, shape (..., n_states)
         """
-        from ..dynamics import forward_dynamics
+        from ..multibody.dynamics import forward_dynamics
 
         return forward_dynamics(self, x, u, params)
 
     def outputs(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """Outputs ``y = h(t, x, u, params)`` in :attr:`output_names` order, shape (..., n_y)."""
-        from ..dynamics import evaluate_outputs
+        from ..multibody.dynamics import evaluate_outputs
 
         return evaluate_outputs(self, x, u, params)
 
     def rotation(self, x: Any, body: str, params: Any = None) -> np.ndarray:
         """Attitude ``P_{b/i}`` of ``body`` (body → inertial coordinates), shape (..., 3, 3)."""
-        from ..dynamics import kinematics
+        from ..multibody.dynamics import kinematics
 
         k = kinematics(self, x, params, upto=self.body_index(body))
         return k.P[self.body_index(body)]
@@ -518,7 +518,7 @@ class Model:
     def position(self, x: Any, body: str, point: str = "origin", params: Any = None
                  ) -> np.ndarray:
         """Inertial position [m] of ``point`` (``origin``, ``com`` or a port) of ``body``."""
-        from ..dynamics import kinematics
+        from ..multibody.dynamics import kinematics
 
         b = self.body_index(body)
         idx = self.point_slots(body, point)
@@ -567,7 +567,7 @@ def compile_system(system: System) -> Model:
     """Validate ``system`` and compile it (see :meth:`System.compile`)."""
     plan = check(system)
     model = Model(system, plan)
-    from ..dynamics import joint_inertia_problems
+    from ..multibody.dynamics import joint_inertia_problems
 
     problems = joint_inertia_problems(model)
     if problems:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..euler import SEQUENCES
 from ..exceptions import ModelError
+from ..spatial.euler import SEQUENCES
 from .description import FRAMES, OUTPUT_KINDS, Body, Buoyancy, Force, Free, Torque, Weld
 from .signals import collisions, signal_names
 

@@ -1,0 +1,347 @@
+"""Exact linearisation into python-control ``StateSpace`` models with named signals.
+
+Jacobians are computed by complex step — ``f(x + i h e_k) = f(x) + i h ∂f/∂x_k + O(h²)`` with
+``h = 1e-30`` — pushed through the whole evaluation, every direction in one batched call:
+exact to rounding, no step-size trade-off (python-control's own ``linearize`` is a one-sided
+difference with a fixed 1e-6 step, about 1e-5 relative error).
+
+The linear model acts on deviations from the operating point (``δx = x − x₀``,
+``δu = u − u₀``, ``δy = y − y₀``)::
+
+    δẋ = A δx + B δu,    δy = C δx + D δu.
+
+States that :func:`linearize` leaves out (cyclic states of a spin point, pure integrators,
+``drop=``, ``states=``) are listed on the returned system as ``sys.dropped_states``
+(``name -> reason``) and logged at INFO level on the ``titop_lpv.analysis.linearize`` logger.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import control
+import numpy as np
+
+from ..exceptions import TitopError, UnknownNameError
+from ..model.compiled import Model
+from .operating_point import OperatingPoint
+
+__all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
+
+STEP = 1e-30
+_log = logging.getLogger(__name__)
+
+
+class LinearizationError(TitopError, ValueError):
+    """The point is not an equilibrium, or a state cannot be dropped; names the culprit."""
+
+
+@dataclass(frozen=True)
+class Jacobians:
+    """Exact Jacobians of the dynamics ``f`` and outputs ``h`` at a point.
+
+    Attributes
+    ----------
+    A, B : ndarray
+        ``∂f/∂x`` (n_x, n_x), ``∂f/∂u`` (n_x, n_u).
+    C, D : ndarray
+        ``∂h/∂x`` (n_y, n_x), ``∂h/∂u`` (n_y, n_u).
+    f0, y0 : ndarray
+        ``f(x₀, u₀)`` (the drift; zero at an equilibrium) and ``h(x₀, u₀)``.
+    Fp, Hp : ndarray or None
+        Parameter sensitivities ``∂f/∂p`` (n_x, n_p), ``∂h/∂p`` (n_y, n_p) when asked.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    f0: np.ndarray
+    y0: np.ndarray
+    Fp: np.ndarray | None = None
+    Hp: np.ndarray | None = None
+
+
+def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
+              parameters: bool = False, outputs: bool = True) -> Jacobians:
+    """Exact Jacobians of :meth:`Model.dynamics` and :meth:`Model.outputs` at ``(x, u, p)``.
+
+    All state and input directions go through one batched complex-step evaluation of the
+    dynamics (and one of the outputs); parameter sensitivities, when asked, through one more.
+
+    Parameters
+    ----------
+    x : array_like (n_states,)
+    u : array_like (n_inputs,), optional
+    params : dict or array_like, optional
+    parameters : bool
+        Also compute ``∂f/∂p`` and ``∂h/∂p``.
+    outputs : bool
+        Compute ``C`` and ``D`` (default).
+    """
+    x = np.asarray(x, dtype=float)
+    n_x, n_u = model.n_states, model.n_inputs
+    u = np.zeros(n_u) if u is None else np.asarray(u, dtype=float)
+    if x.shape != (n_x,) or u.shape != (n_u,):
+        from ..exceptions import ShapeError
+
+        raise ShapeError(f"jacobians needs x of shape ({n_x},) and u of shape ({n_u},); "
+                         f"got {x.shape} and {u.shape}")
+    p = np.asarray(model.param_vector(params), dtype=float)
+    n = n_x + n_u
+    X = np.tile(x.astype(complex), (n + 1, 1))
+    U = np.tile(u.astype(complex), (n + 1, 1))
+    X[np.arange(n_x), np.arange(n_x)] += 1j * STEP
+    U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * STEP
+    F = model.dynamics(0.0, X, U, p)
+    f0 = F[-1].real
+    J = F[:-1].imag.T / STEP
+    A, B = J[:, :n_x], J[:, n_x:]
+    if outputs:
+        Y = model.outputs(0.0, X, U, p)
+        y0 = Y[-1].real
+        K = Y[:-1].imag.T / STEP
+        C, D = K[:, :n_x], K[:, n_x:]
+    else:
+        y0 = np.zeros(0)
+        C, D = np.zeros((0, n_x)), np.zeros((0, n_u))
+    Fp = Hp = None
+    if parameters and p.size:
+        P = np.tile(p.astype(complex), (p.size, 1)) + 1j * STEP * np.eye(p.size)
+        Fp = model.dynamics(0.0, x, u, P).imag.T / STEP
+        Hp = model.outputs(0.0, x, u, P).imag.T / STEP if outputs else None
+    return Jacobians(A, B, C, D, f0, y0, Fp, Hp)
+
+
+def _select(names: Sequence[str], wanted: Sequence[str] | None, what: str) -> list[int]:
+    if wanted is None:
+        return list(range(len(names)))
+    out = []
+    for w in wanted:
+        key = w if w in names else w.replace(".", "_")
+        if key not in names:
+            raise UnknownNameError(f"unknown {what} {w!r}; {what}s are: {list(names)}")
+        out.append(list(names).index(key))
+    return out
+
+
+def _integrators(model: Model, A: np.ndarray, keep: list[int]) -> list[int]:
+    """Floating-base position and Euler-angle states that are pure integrators."""
+    if model._base < 0:
+        return []
+    base = model._base
+    candidates = list(range(base + 6, base + 12))
+    scale = max(1.0, float(np.max(np.abs(A))))
+    return [s for s in candidates if s in keep
+            and np.max(np.abs(np.delete(A[:, s], s)), initial=0.0) <= 1e-12 * scale
+            and abs(A[s, s]) <= 1e-12 * scale]
+
+
+def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
+                     inputs: Sequence[str], outputs: Sequence[str],
+                     name: str) -> control.StateSpace:
+    """``control.StateSpace`` with named signals, also for shapes python-control 0.10.2 refuses.
+
+    python-control 0.10.2 (issue #1176, fixed upstream by pull request #1221 but not yet
+    released) turns every ``(1, 0)`` matrix into ``(0, 0)`` before checking the shapes, so it
+    refuses a system without inputs that has one output (``D`` is 1×0) or one state (``B`` is
+    1×0). We then build the system with one placeholder input (a zero column of ``B`` and
+    ``D``), remove it with ``set_inputs([])`` and put back the true empty ``B`` and ``D``; the
+    shapes and names are verified before the system is returned. Response, pole and
+    frequency-response functions work on the result; python-control operations that rebuild
+    a state-space object from such a system (``sample``, ``ss2tf``) still hit the bug.
+
+    Parameters
+    ----------
+    A, B, C, D : array_like
+        ``(n_x, n_x)``, ``(n_x, n_u)``, ``(n_y, n_x)``, ``(n_y, n_u)``.
+    states, inputs, outputs : sequence of str
+        Signal names, ``n_x``, ``n_u`` and ``n_y`` of them.
+    name : str
+        System name.
+
+    Returns
+    -------
+    control.StateSpace
+
+    Raises
+    ------
+    LinearizationError
+        A system python-control cannot hold even so (no state, one output, no input).
+    """
+    A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))
+    n_x, n_u, n_y = len(states), len(inputs), len(outputs)
+    if (A.shape, B.shape, C.shape, D.shape) != ((n_x, n_x), (n_x, n_u), (n_y, n_x), (n_y, n_u)):
+        raise LinearizationError(
+            f"state-space shapes A {A.shape}, B {B.shape}, C {C.shape}, D {D.shape} do not match "
+            f"{n_x} states, {n_u} inputs and {n_y} outputs")
+    names = {"states": list(states), "inputs": list(inputs), "outputs": list(outputs)}
+    # python-control 0.10.2 collapses a (1, 0) B or D to (0, 0), then refuses it
+    try:
+        return control.ss(A, B, C, D, name=name, **names)
+    except control.ControlDimension as err:
+        if not (n_u == 0 and (n_x == 1 or n_y == 1)):
+            raise LinearizationError(f"python-control {control.__version__} refuses the "
+                                     f"system: {err}") from None
+    if n_x == 0:
+        raise LinearizationError(
+            f"python-control {control.__version__} cannot hold a system with no state, no input "
+            f"and one output ({outputs[0]!r}): keep a state, an input or a second output")
+    placeholder = "_placeholder_input"
+    sys = control.ss(A, np.zeros((n_x, 1)), C, np.zeros((n_y, 1)), name=name,
+                     states=names["states"], inputs=[placeholder], outputs=names["outputs"])
+    sys.set_inputs([])
+    sys.B, sys.D = B.reshape(n_x, 0), D.reshape(n_y, 0)
+    if (sys.ninputs, sys.B.shape, sys.D.shape, sys.input_labels) != (0, B.shape, D.shape, []) \
+            or sys.state_labels != names["states"] or sys.output_labels != names["outputs"]:
+        raise LinearizationError(  # a python-control whose internals changed: say so
+            f"python-control {control.__version__}: the workaround for a system with no input "
+            f"and one output or state (issue #1176) did not give the expected shapes")
+    return sys
+
+
+def linearize(
+    model: Model,
+    op: OperatingPoint | None = None,
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    *,
+    states: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    drop_integrators: bool = False,
+    x: Any = None,
+    u: Any = None,
+    params: Any = None,
+    tol: float = 1e-8,
+    drift: bool = False,
+    name: str | None = None,
+) -> control.StateSpace:
+    """Linearise the model at an operating point into a named ``control.StateSpace``.
+
+    Parameters
+    ----------
+    model : Model
+    op : OperatingPoint, optional
+        From :func:`titop_lpv.analysis.trim`. Alternatively give ``x``, ``u``, ``params``.
+    inputs, outputs : sequence of str, optional
+        Signals to keep (default: all; outputs that depend on dropped states are left out).
+    states : sequence of str, optional
+        States to keep (default: all but the dropped ones).
+    drop : sequence of str
+        States to remove. A state can be removed only if no kept state's derivative
+        depends on it (else :class:`LinearizationError` names the pair).
+    drop_integrators : bool
+        Remove the floating base's position and Euler-angle states that are pure
+        integrators (nothing depends on them: e.g. position and heading under buoyancy).
+    tol : float
+        The point must satisfy ``max |f(x₀, u₀)| <= tol`` over the kept states (like Drake's
+        ``Linearize``). Default 1e-8.
+    drift : bool
+        Instead of refusing a non-equilibrium, return the first-order Taylor model with its
+        drift: one extra input named ``"drift"`` whose B column is ``f(x₀, u₀)``; drive it
+        with 1.
+    name : str, optional
+        System name (default ``"<model>_lin"``).
+
+    Returns
+    -------
+    control.StateSpace
+        ``δẋ = A δx + B δu``, ``δy = C δx + D δu``, on deviations from the operating point,
+        with named states, inputs and outputs. For a spin operating point the cyclic states
+        (attitude, position of the spinning body) are dropped. Two extra attributes say
+        what was left out (they are ours: python-control's ``copy`` and operations on the
+        system do not carry them):
+
+        ``dropped_states`` : dict of str to str
+            Every model state that is not a state of the system, in the model's order,
+            with the reason: ``"cyclic"`` (spin point), ``"integrator"``
+            (``drop_integrators``), ``"drop"`` (``drop=``) or ``"not selected"``
+            (``states=``). The same list is logged at INFO level on the
+            ``titop_lpv.analysis.linearize`` logger.
+        ``dropped_outputs`` : tuple of str
+            Model outputs left out because they read a dropped state (only when
+            ``outputs`` is None).
+
+        With no input and one output (or one state) python-control 0.10.2 cannot build
+        the system directly (its issue #1176); :func:`named_statespace` works around it.
+
+    Raises
+    ------
+    LinearizationError
+        Not an equilibrium beyond ``tol`` (and ``drift`` is false), or an illegal drop.
+    """
+    if op is not None:
+        if not isinstance(op, OperatingPoint):
+            raise TypeError(f"op must be a titop_lpv.OperatingPoint, got {type(op).__name__}")
+        if op.state_names != model.state_names:
+            raise LinearizationError(f"the operating point belongs to model {op.model_name!r}, "
+                                     f"not to {model.name!r}")
+        x, u, params = op.x, op.u, op.params
+    elif x is None:
+        raise TypeError("linearize needs an operating point `op` or a state `x`")
+    J = jacobians(model, x, u, params)
+    n_x = model.n_states
+    reasons: dict[int, str] = {}
+    order = list(range(n_x))  # the kept states' order: the model's, or the user's `states`
+    if states is not None:
+        order = list(dict.fromkeys(_select(model.state_names, states, "state")))
+        reasons.update((s, "not selected") for s in range(n_x) if s not in order)
+    for s in _select(model.state_names, list(drop), "state"):
+        reasons.setdefault(s, "drop")
+    if op is not None and op.cyclic:
+        for s in _select(model.state_names, list(op.cyclic), "state"):
+            reasons.setdefault(s, "cyclic")
+    if drop_integrators:
+        for s in _integrators(model, J.A, [s for s in order if s not in reasons]):
+            reasons.setdefault(s, "integrator")
+    keep = [s for s in order if s not in reasons]
+    removed = sorted(reasons)
+    scale = max(1.0, float(np.max(np.abs(J.A))))
+    for s in removed:
+        col = J.A[keep, s]
+        worst = int(np.argmax(np.abs(col))) if col.size else 0
+        if col.size and abs(col[worst]) > 1e-9 * scale:
+            raise LinearizationError(
+                f"state {model.state_names[s]!r} cannot be dropped: the derivative of "
+                f"{model.state_names[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
+    in_idx = _select(model.input_names, inputs, "input")
+    if outputs is None:
+        out_idx = [k for k in range(model.n_outputs)
+                   if not removed or np.max(np.abs(J.C[k, removed])) <= 1e-12]
+    else:
+        out_idx = _select(model.output_names, outputs, "output")
+        for k in out_idx:
+            bad = [s for s in removed if abs(J.C[k, s]) > 1e-12]
+            if bad:
+                raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
+                                         f"dropped state {model.state_names[bad[0]]!r}")
+    residual = J.f0[keep]
+    worst = int(np.argmax(np.abs(residual))) if residual.size else 0
+    if residual.size and abs(residual[worst]) > tol and not drift:
+        raise LinearizationError(
+            f"not an equilibrium: d/dt {model.state_names[keep[worst]]} = {residual[worst]:.3e} "
+            f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
+            "model with its drift term")
+    A = J.A[np.ix_(keep, keep)]
+    B = J.B[np.ix_(keep, in_idx)]
+    C = J.C[np.ix_(out_idx, keep)]
+    D = J.D[np.ix_(out_idx, in_idx)]
+    input_names = [model.input_names[i] for i in in_idx]
+    if drift:
+        B = np.hstack([B, residual[:, None]])
+        D = np.hstack([D, np.zeros((D.shape[0], 1))])
+        input_names.append("drift")
+    sys = named_statespace(A, B, C, D, states=[model.state_names[s] for s in keep],
+                           inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
+                           name=name or f"{model.name}_lin")
+    sys.dropped_states = {model.state_names[s]: reasons[s] for s in removed}
+    sys.dropped_outputs = tuple(model.output_names[k] for k in range(model.n_outputs)
+                                if outputs is None and k not in out_idx)
+    if removed:
+        _log.info("linearize(%s): dropped states %s; outputs left out: %s", model.name,
+                  ", ".join(f"{n} ({r})" for n, r in sys.dropped_states.items()),
+                  ", ".join(sys.dropped_outputs) or "none")
+    return sys

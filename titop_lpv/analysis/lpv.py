@@ -1,0 +1,361 @@
+"""LPV grids: trimmed and linearised models over a parameter grid, with pole maps, Bode
+overlays and interpolation between grid points.
+
+:func:`linearize_sweep` runs :func:`titop_lpv.trim_sweep` (continuation, progress, optional
+executor) and linearises every point that is an equilibrium (on the same executor, with its
+own progress bar), with one state set for the whole grid (so the matrices of neighbouring
+points can be compared and interpolated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, as_completed
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import control
+import numpy as np
+
+from ..exceptions import TitopError, UnknownNameError
+from ..model.compiled import Model
+from ..progress import n_chunks, reporter
+from .linearize import linearize, named_statespace
+from .sweep import TrimSweep, trim_sweep
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["BodeOverlay", "LPVError", "LPVGrid", "PoleMap", "linearize_sweep"]
+
+
+class LPVError(TitopError, ValueError):
+    """An LPV query outside the grid, on a failed point, or across trim branches."""
+
+
+@dataclass(frozen=True)
+class PoleMap:
+    """Poles over the grid: ``poles[k]`` are the poles at ``values[k]`` of parameter ``name``."""
+
+    name: str
+    values: np.ndarray
+    poles: np.ndarray  # (n_points, n_states) complex, NaN where the trim failed
+
+    def plot(self, *, ax: Any = None) -> Figure:
+        """Poles in the complex plane, coloured by the parameter; returns the Figure."""
+        from ..plots import plot_poles
+
+        return plot_poles(self, ax=ax)
+
+@dataclass(frozen=True)
+class BodeOverlay:
+    """Frequency responses over the grid (one curve per grid point).
+
+    ``magnitude[k, i, j, :]`` and ``phase`` [rad] from input ``inputs[j]`` to output
+    ``outputs[i]`` at grid point ``values[k]``.
+    """
+
+    name: str
+    values: np.ndarray
+    omega: np.ndarray
+    magnitude: np.ndarray
+    phase: np.ndarray
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    def plot(self, output: str | None = None, input: str | None = None) -> Figure:
+        """Magnitude (dB) and phase (deg) against ω for one channel; returns the Figure."""
+        from ..plots import plot_bode_overlay
+
+        return plot_bode_overlay(self, output, input)
+
+@dataclass(frozen=True)
+class LPVGrid:
+    """Linear models over a parameter grid.
+
+    Attributes
+    ----------
+    sweep : TrimSweep
+        The operating points.
+    systems : ndarray of control.StateSpace (None where the trim failed)
+    state_names, input_names, output_names : tuple of str
+        Common to every system.
+    branch_tol : float or dict of str to float
+        Largest change of a free trim variable across a grid cell that :meth:`at` accepts
+        as one branch of equilibria. It is absolute, in the variable's own unit (rad for
+        angles, m for lengths, N or N m for inputs): one number for every variable, or a
+        dict ``variable -> tolerance`` (variables it does not name get 0.5).
+    """
+
+    sweep: TrimSweep
+    systems: np.ndarray
+    state_names: tuple[str, ...]
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    branch_tol: float | Mapping[str, float] = 0.5
+
+    def _branch_tol(self, name: str) -> float:
+        if isinstance(self.branch_tol, Mapping):
+            tols = {k.replace(".", "_"): float(v) for k, v in self.branch_tol.items()}
+            return tols.get(name, 0.5)
+        return float(self.branch_tol)
+
+    @property
+    def axes(self) -> dict[str, np.ndarray]:
+        """The grid: ``parameter -> values``."""
+        return self.sweep.axes
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Grid shape."""
+        return self.systems.shape
+
+    def __getitem__(self, index: Any) -> Any:
+        """The linear model(s) at grid index ``index``."""
+        return self.systems[index]
+
+    def __len__(self) -> int:
+        return self.systems.size
+
+    def _flat_param(self, by: str | None) -> tuple[str, np.ndarray]:
+        """The values of parameter ``by`` (default: the first axis) at every grid point,
+        in the order of ``systems.flat``."""
+        name = next(iter(self.axes)) if by is None else by.replace(".", "_")
+        if name not in self.axes:
+            raise UnknownNameError(f"by={by!r} is not a grid parameter; the grid is over "
+                                   f"{list(self.axes)}")
+        grids = np.meshgrid(*self.axes.values(), indexing="ij")
+        return name, grids[list(self.axes).index(name)].ravel()
+
+    def poles(self, by: str | None = None) -> PoleMap:
+        """Poles of every grid point (NaN for failed points).
+
+        Parameters
+        ----------
+        by : str, optional
+            The grid parameter whose values go with the poles (and colour the plot); default
+            the first one. On a grid over several parameters each point carries its value of
+            ``by``: ``grid.poles(by="ds").plot()`` colours by ``ds``.
+        """
+        name, vals = self._flat_param(by)
+        n = len(self.state_names)
+        out = np.full((self.systems.size, n), np.nan + 0j)
+        for k, sys in enumerate(self.systems.flat):
+            if sys is not None:
+                out[k] = np.sort_complex(np.linalg.eigvals(sys.A))
+        return PoleMap(name, vals, out)
+
+    def _signal(self, name: str, pool: tuple[str, ...], what: str) -> str:
+        key = name if name in pool else name.replace(".", "_")
+        if key not in pool:
+            raise UnknownNameError(f"unknown {what} {name!r}; {what}s are {list(pool)}")
+        return key
+
+    def bode(self, omega: Any = None, inputs: Sequence[str] | None = None,
+             outputs: Sequence[str] | None = None, *, by: str | None = None) -> BodeOverlay:
+        """Frequency responses of every grid point (default ω: 200 points, 1e-2 to 1e2 rad/s).
+
+        Parameters
+        ----------
+        omega : array_like, optional
+            Frequencies [rad/s].
+        inputs, outputs : sequence of str, optional
+            Channels (default: all); ``slider.tau`` and ``slider_tau`` both name an input.
+        by : str, optional
+            The grid parameter that labels (colours) the curves; default the first one.
+
+        Raises
+        ------
+        LPVError
+            The grid's systems have no input or no output (nothing to plot).
+        UnknownNameError
+            An unknown channel or parameter.
+        """
+        omega = np.logspace(-2, 2, 200) if omega is None else np.asarray(omega, float)
+        ins = [self._signal(n, self.input_names, "input") for n in
+               (inputs if inputs is not None else self.input_names)]
+        outs = [self._signal(n, self.output_names, "output") for n in
+                (outputs if outputs is not None else self.output_names)]
+        if not ins or not outs:
+            raise LPVError(
+                f"bode needs at least one input and one output; the grid's systems have inputs "
+                f"{list(self.input_names)} and outputs {list(self.output_names)} (selected "
+                f"{ins} and {outs}): linearize_sweep(..., inputs=[...], outputs=[...])")
+        name, vals = self._flat_param(by)
+        shape = (self.systems.size, len(outs), len(ins), omega.size)
+        mag = np.full(shape, np.nan)
+        phase = np.full(shape, np.nan)
+        for k, sys in enumerate(self.systems.flat):
+            if sys is None:
+                continue
+            sub = sys[[self.output_names.index(o) for o in outs],
+                      [self.input_names.index(i) for i in ins]]
+            resp = sub.frequency_response(omega)
+            mag[k] = np.asarray(resp.magnitude).reshape(len(outs), len(ins), -1)
+            phase[k] = np.unwrap(np.asarray(resp.phase).reshape(len(outs), len(ins), -1))
+        return BodeOverlay(name, vals, omega, mag, phase, tuple(ins), tuple(outs))
+
+    def at(self, **values: float) -> control.StateSpace:
+        """The linear model at parameter values inside the grid, by multilinear interpolation.
+
+        A, B, C, D are interpolated element-wise between the corners of the grid cell that
+        holds the point. Valid only when the state ordering is common (it is, by
+        construction), every corner is an equilibrium, and the corners lie on one branch of
+        equilibria: no free trim variable changes by more than :attr:`branch_tol` across the
+        cell. Otherwise :class:`LPVError` says which condition failed.
+        """
+        missing = [k for k in self.axes if k not in values]
+        extra = [k for k in values if k not in self.axes]
+        if missing or extra:
+            raise LPVError(f"at() needs exactly the grid parameters {list(self.axes)}; "
+                           f"missing {missing}, unknown {extra}")
+        lo_idx, weights = [], []
+        for name, grid in self.axes.items():
+            v = float(values[name])
+            lo, hi = float(np.min(grid)), float(np.max(grid))
+            if not lo <= v <= hi:
+                raise LPVError(f"{name} = {v:g} is outside the grid [{lo:g}, {hi:g}]")
+            if grid.size == 1:
+                lo_idx.append(0)
+                weights.append(0.0)
+                continue
+            # monotone axes, increasing or decreasing (a sweep may run either way)
+            inc = grid if grid[-1] > grid[0] else grid[::-1]
+            j = min(int(np.searchsorted(inc, v, side="right")) - 1, grid.size - 2)
+            w = (v - inc[j]) / (inc[j + 1] - inc[j])
+            if grid[-1] < grid[0]:  # map back to the stored (decreasing) order
+                j, w = grid.size - 2 - j, 1.0 - w
+            lo_idx.append(j)
+            weights.append(w)
+        corners = []
+        for offs in np.ndindex(*(2 if g.size > 1 else 1 for g in self.axes.values())):
+            idx = tuple(i + o for i, o in zip(lo_idx, offs))
+            w = float(np.prod([wk if o else 1 - wk for wk, o in zip(weights, offs)]))
+            corners.append((idx, w))
+        for idx, _ in corners:
+            if self.systems[idx] is None:
+                at = ", ".join(f"{k}={g[i]:g}" for (k, g), i in zip(self.axes.items(), idx))
+                raise LPVError(f"the grid point {at} is not an equilibrium: no model to "
+                               "interpolate")
+        ops = [self.sweep[idx] for idx, _ in corners]
+        for name in ops[0].free:
+            span = np.ptp([op[name] for op in ops])
+            if span > self._branch_tol(name):
+                raise LPVError(f"the trim variable {name!r} jumps by {span:.3g} across the grid "
+                               f"cell (> branch_tol = {self._branch_tol(name):g}): the corners "
+                               "are on different branches of equilibria")
+        mats = [sum(w * getattr(self.systems[idx], m) for idx, w in corners)
+                for m in ("A", "B", "C", "D")]
+        # python-control rejects '.' in system names: 40.5 -> 40p5, -1 -> m1
+        label = "_".join(f"{k}{float(v):g}".replace(".", "p").replace("-", "m")
+                         for k, v in values.items())
+        first = self.systems[corners[0][0]]
+        sys = named_statespace(*mats, states=self.state_names, inputs=self.input_names,
+                               outputs=self.output_names, name=f"{first.name}_at_{label}")
+        sys.dropped_states = dict(getattr(first, "dropped_states", {}))
+        sys.dropped_outputs = tuple(getattr(first, "dropped_outputs", ()))
+        return sys
+
+    def report(self) -> str:
+        """Summary of the grid."""
+        ok = np.vectorize(lambda s: s is not None, otypes=[bool])(self.systems)
+        return (f"LPV grid over {', '.join(f'{k} ({v.size})' for k, v in self.axes.items())}: "
+                f"{int(ok.sum())}/{ok.size} linear models, {len(self.state_names)} states, "
+                f"inputs {list(self.input_names)}, outputs {list(self.output_names)}")
+
+
+def _linearize_chunk(model: Model, ops: list[Any], names: tuple[tuple[str, ...], ...]
+                     ) -> list[tuple[np.ndarray, ...]]:
+    """A, B, C, D at each operating point (matrices: a StateSpace holds lambdas and does
+    not pickle, so executors send back arrays)."""
+    out = []
+    for op in ops:
+        sys = linearize(model, op, list(names[1]), list(names[2]), states=list(names[0]))
+        out.append((sys.A, sys.B, sys.C, sys.D))
+    return out
+
+
+def linearize_sweep(
+    model: Model,
+    grid: Mapping[str, Any],
+    free: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    states: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    drop_integrators: bool = False,
+    branch_tol: float | Mapping[str, float] = 0.5,
+    executor: Executor | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    **sweep_kwargs: Any,
+) -> LPVGrid:
+    """Trim and linearise over a parameter grid (an LPV model on a grid).
+
+    Parameters
+    ----------
+    grid, free, fixed
+        As in :func:`titop_lpv.trim_sweep` (``kind``, ``spin``, ``guess``, ``tol``,
+        ``chunks`` ... go through ``**sweep_kwargs``).
+    inputs, outputs, states, drop, drop_integrators
+        As in :func:`titop_lpv.analysis.linearize`; the state set chosen at the first successful point
+        is used for every point, and its ``dropped_states`` are reported on every system.
+    branch_tol : float or dict of str to float
+        See :class:`LPVGrid` and :meth:`LPVGrid.at` (absolute, in each variable's unit).
+    executor : concurrent.futures.Executor, optional
+        Runs both stages in chunks: the trim walk (see :func:`titop_lpv.trim_sweep`) and the
+        linearisation of the trimmed points.
+    progress : bool or callable
+        ``True``: a text progress bar on stderr for each stage (``trim_sweep``, then
+        ``linearize_sweep``); a callable ``f(done, total)`` is called for both stages;
+        ``False``: silent.
+
+    Returns
+    -------
+    LPVGrid
+    """
+    sweep = trim_sweep(model, grid, free, fixed, executor=executor, progress=progress,
+                       **sweep_kwargs)
+    systems = np.empty(sweep.shape, dtype=object)
+    good = [idx for idx in np.ndindex(*sweep.shape) if sweep[idx].success]
+    if not good:
+        raise LPVError("no grid point is an equilibrium:\n" + sweep.report())
+    total = len(good)
+    report = reporter(progress, total, "linearize_sweep")
+    first = linearize(model, sweep[good[0]], inputs, outputs, states=states, drop=drop,
+                      drop_integrators=drop_integrators)
+    names = (tuple(first.state_labels), tuple(first.input_labels), tuple(first.output_labels))
+    mats: list[tuple[np.ndarray, ...] | None] = [None] * total
+    mats[0] = (first.A, first.B, first.C, first.D)
+    if report:
+        report(1, total)
+    rest = list(range(1, total))
+    if executor is None:
+        for k in rest:
+            mats[k] = _linearize_chunk(model, [sweep[good[k]]], names)[0]
+            if report:
+                report(k + 1, total)
+    elif rest:
+        futures = {}
+        for part in np.array_split(np.array(rest),
+                                   n_chunks(executor, len(rest), sweep_kwargs.get("chunks"))):
+            if part.size:
+                fut = executor.submit(_linearize_chunk, model,
+                                      [sweep[good[k]] for k in part], names)
+                futures[fut] = part
+        done = 1
+        for fut in as_completed(futures):
+            part = futures[fut]
+            for k, m in zip(part, fut.result()):
+                mats[int(k)] = m
+            done += part.size
+            if report:
+                report(done, total)
+    for idx, m in zip(good, mats):
+        sys = named_statespace(*m, states=names[0], inputs=names[1], outputs=names[2],
+                               name=first.name)
+        sys.dropped_states = dict(first.dropped_states)
+        sys.dropped_outputs = tuple(first.dropped_outputs)
+        systems[idx] = sys
+    return LPVGrid(sweep, systems, *names, branch_tol=branch_tol)

@@ -1,0 +1,273 @@
+"""Parameter continuation of operating points: :func:`trim_sweep` and :class:`TrimSweep`.
+
+The grid is walked in a snake order (neighbouring points follow each other); each point's
+trim starts from its predecessor's solution, so the sweep follows one branch of
+equilibria. A point where no equilibrium is found is kept with ``success=False`` and the
+next point starts again from the last solution that succeeded.
+
+With an executor (any ``concurrent.futures.Executor``: local processes, threads, or a Dask
+cluster's ``client.get_executor()``), the walk is cut into contiguous chunks; the first
+point of each chunk is trimmed serially by continuation along the chunk heads, then the
+chunks run in parallel, each by continuation from its head.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, as_completed
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..exceptions import TitopError, UnknownNameError
+from ..model.compiled import Model
+from ..progress import n_chunks, reporter
+from .operating_point import OperatingPoint
+from .trim import TrimError, TrimSpecError, trim
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["TrimSweep", "trim_sweep"]
+
+
+@dataclass(frozen=True)
+class TrimSweep:
+    """Operating points over a parameter grid.
+
+    Attributes
+    ----------
+    axes : dict
+        ``name -> 1-D array`` of the grid (in the order given).
+    points : ndarray of OperatingPoint, shape ``tuple(len(a) for a in axes.values())``
+    """
+
+    axes: dict[str, np.ndarray]
+    points: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Grid shape."""
+        return self.points.shape
+
+    @property
+    def success(self) -> np.ndarray:
+        """Boolean array: which grid points are equilibria."""
+        return np.vectorize(lambda op: op.success, otypes=[bool])(self.points)
+
+    def __len__(self) -> int:
+        return self.points.size
+
+    def __iter__(self) -> Iterable[OperatingPoint]:
+        return iter(self.points.flat)
+
+    def __getitem__(self, index: Any) -> Any:
+        """Grid point(s) by index, like a numpy array (``sweep[3]``, ``sweep[2, 0]``)."""
+        return self.points[index]
+
+    def values(self, name: str) -> np.ndarray:
+        """A state, input or parameter over the grid (NaN where the trim failed)."""
+        return np.vectorize(lambda op: op[name] if op.success else np.nan,
+                            otypes=[float])(self.points)
+
+    def residual_norms(self) -> np.ndarray:
+        """``max |residual|`` over the grid."""
+        return np.vectorize(lambda op: op.residual_norm, otypes=[float])(self.points)
+
+    def report(self) -> str:
+        """Summary: grid, successes, failures with their residuals."""
+        ok = self.success
+        lines = [f"trim sweep over {', '.join(f'{k} ({v.size})' for k, v in self.axes.items())}: "
+                 f"{int(ok.sum())}/{ok.size} equilibria found"]
+        for idx in zip(*np.nonzero(~ok)):
+            op = self.points[idx]
+            at = ", ".join(f"{k}={v[i]:g}" for (k, v), i in zip(self.axes.items(), idx))
+            lines.append(f"  no equilibrium at {at}: max |residual| = {op.residual_norm:.2e}"
+                         f" ({op.message})")
+        return "\n".join(lines)
+
+    def plot(self, names: Sequence[str]) -> Figure:
+        """Each name against the first grid parameter (one line per value of the others)."""
+        from ..plots import plot_sweep
+
+        return plot_sweep(self, names)
+
+def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Grid indices in boustrophedon order: consecutive entries are grid neighbours."""
+    if len(shape) == 1:
+        return [(i,) for i in range(shape[0])]
+    inner = _snake(shape[1:])
+    out = []
+    for i in range(shape[0]):
+        seq = inner if i % 2 == 0 else inner[::-1]
+        out += [(i, *rest) for rest in seq]
+    return out
+
+
+def _run_chain(model: Model, spec: dict[str, Any], values: list[dict[str, float]],
+               seed: dict[str, float] | None) -> list[OperatingPoint]:
+    """Continuation along consecutive grid points (module level: picklable for executors)."""
+    ops = []
+    spec = dict(spec)
+    base_params = dict(spec.pop("params", None) or {})
+    for fixed_params in values:
+        guess = dict(seed) if seed else None
+        op = trim(model, **spec, params={**base_params, **fixed_params}, guess=guess,
+                  strict=False)
+        ops.append(op)
+        if op.success:
+            seed = {name: op[name] for name in op.free}
+            _hold_pins(spec, op)
+    return ops
+
+
+def _hold_pins(spec: dict[str, Any], op: OperatingPoint) -> None:
+    """After the first equilibrium, pin the same variables at every later point.
+
+    With ``pin_neutral=True`` each trim picks the dependent variables itself; where two of
+    them are interchangeable (coaxial hinges) the choice could flip along the grid and the
+    branch would jump. The first equilibrium's choice is kept instead.
+    """
+    if spec.get("pin_neutral", True) is True and op.success:
+        spec["pin_neutral"] = list(op.pinned)
+
+
+def trim_sweep(
+    model: Model,
+    grid: Mapping[str, Any],
+    free: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    executor: Executor | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    chunks: int | None = None,
+    strict: bool = False,
+    **trim_kwargs: Any,
+) -> TrimSweep:
+    """Trim at every point of a parameter grid, by continuation.
+
+    Parameters
+    ----------
+    model : Model
+    grid : dict
+        ``parameter name -> 1-D array of values``; several parameters make a tensor grid.
+    free, fixed
+        As in :func:`titop_lpv.analysis.trim`; neither may name a grid parameter (its value at each
+        point is the grid's).
+    executor : concurrent.futures.Executor, optional
+        Run chunks of the walk in parallel (processes, threads, Dask ``client.get_executor()``).
+    progress : bool or callable
+        ``True``: a text progress bar on stderr; a callable ``f(done, total)`` is called
+        after each point (serial) or chunk (executor); ``False``: silent.
+    chunks : int, optional
+        Number of chunks with an executor (default: 4 per worker when the executor says how
+        many it has, else 8).
+    strict : bool
+        ``False`` (default): every grid point is trimmed without raising and failed points
+        are kept with ``success=False``. ``True``: the whole grid is still trimmed, then a
+        :class:`~titop_lpv.TrimError` is raised for the first failed point in grid order
+        (its message names the grid values; the full result is in the exception's
+        ``sweep`` attribute).
+    **trim_kwargs
+        ``kind``, ``spin``, ``params``, ``x0``, ``guess`` (first point only), ``tol``,
+        ``max_nfev``, ``pin_neutral`` — see :func:`titop_lpv.analysis.trim`.
+
+    Returns
+    -------
+    TrimSweep
+        Failed points are kept with ``success=False``.
+
+    Raises
+    ------
+    UnknownNameError
+        A grid name is not a parameter.
+    ParameterError
+        A grid value lies outside its parameter's declared ``[min, max]`` (checked before
+        any trim).
+    TrimSpecError
+        A grid parameter is also in ``free`` or ``fixed``, or an invalid trim argument.
+    TrimError
+        ``strict=True`` and some grid point has no equilibrium.
+    """
+    if not grid:
+        raise TitopError("trim_sweep needs a non-empty grid")
+    axes = {}
+    for name, vals in grid.items():
+        if name not in model.param_names:
+            raise UnknownNameError(f"grid: {name!r} is not a parameter of {model.name!r}; "
+                                   f"parameters are {list(model.param_names)}")
+        arr = np.atleast_1d(np.asarray(vals, dtype=float))
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+            raise TitopError(f"grid: values of {name!r} must be a non-empty 1-D array of "
+                             "finite numbers")
+        steps = np.diff(arr)
+        if arr.size > 1 and not (np.all(steps > 0) or np.all(steps < 0)):
+            raise TitopError(f"grid: values of {name!r} must be strictly increasing or "
+                             "strictly decreasing (continuation walks them in order)")
+        axes[name] = arr
+    free = list(free)
+    for what, names in (("free", free), ("fixed", list(fixed or {}))):
+        for name in names:
+            if str(name).replace(".", "_") in axes:
+                raise TrimSpecError(f"{name!r} is both a grid parameter and {what}: the grid "
+                                    "sets its value at every point")
+    base_params = dict(trim_kwargs.get("params") or {})
+    for name, arr in axes.items():  # grid values outside a declared range: before any work
+        model.check_params({**base_params, name: arr})
+    shape = tuple(a.size for a in axes.values())
+    order = _snake(shape)
+    values = [{k: float(a[i]) for (k, a), i in zip(axes.items(), idx)} for idx in order]
+    first_guess = trim_kwargs.pop("guess", None)
+    spec = {"free": free, "fixed": dict(fixed or {}), **trim_kwargs}
+    total = len(order)
+    report = reporter(progress, total, "trim_sweep")
+
+    results: list[OperatingPoint | None] = [None] * total
+    if executor is None:
+        seed = dict(first_guess) if first_guess else None
+        for k, vals in enumerate(values):
+            results[k] = _run_chain(model, spec, [vals], seed)[0]
+            if results[k].success:
+                seed = {n: results[k][n] for n in results[k].free}
+                _hold_pins(spec, results[k])
+            if report:
+                report(k + 1, total)
+    else:
+        bounds = np.linspace(0, total, n_chunks(executor, total, chunks) + 1).astype(int)
+        heads = [int(b) for b in bounds[:-1]]
+        head_ops = _run_chain(model, {**spec}, [values[h] for h in heads],
+                              dict(first_guess) if first_guess else None)
+        first = next((op for op in head_ops if op.success), None)
+        if first is not None:
+            _hold_pins(spec, first)
+        futures = {}
+        for c, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+            results[lo] = head_ops[c]
+            seed_op = next((op for op in head_ops[c::-1] if op.success), None)
+            seed = {n: seed_op[n] for n in seed_op.free} if seed_op else None
+            if hi - lo > 1:
+                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed)
+                futures[fut] = (lo + 1, hi)
+        done = len(heads)
+        if report:
+            report(done, total)
+        for fut in as_completed(futures):
+            lo, hi = futures[fut]
+            results[lo:hi] = fut.result()
+            done += hi - lo
+            if report:
+                report(done, total)
+    points = np.empty(shape, dtype=object)
+    for idx, op in zip(order, results):
+        points[idx] = op
+    sweep = TrimSweep(axes=axes, points=points)
+    if strict and not sweep.success.all():
+        idx = tuple(int(i) for i in np.argwhere(~sweep.success)[0])
+        at = ", ".join(f"{k}={v[i]:g}" for (k, v), i in zip(axes.items(), idx))
+        error = TrimError(points[idx], where=f"grid point {idx} ({at})")
+        error.sweep = sweep
+        raise error
+    return sweep
+

@@ -1,0 +1,427 @@
+"""Operating points: static equilibria and steady spins, with free and fixed variables.
+
+:func:`trim` solves the equilibrium equations of a model — every acceleration zero (the
+derivatives of the velocity states) — for the variables the user frees (configuration
+states, inputs, parameters), the others being fixed at given or default values. The
+Jacobian of the equations is exact (complex step through the whole evaluation, all
+directions in one batched call). The equations are solved by Gauss–Newton steps
+(minimum-norm least-squares steps with backtracking), which converge quadratically where
+the problem is well posed; if they stall, ``scipy.optimize``'s trust-region reflective
+least squares takes over from the best point. Both handle over- and under-determined
+specifications; the result is an equilibrium only if the residual meets the tolerance.
+
+Dependent free variables (the equations do not depend on them, like the horizontal
+position and heading of a floating base under buoyancy, or depend on them only through
+other free variables, like two coaxial hinges of which only the sum of the angles matters)
+are found from the rank of the Jacobian at a few sample points, held at their initial
+values and reported as ``pinned``.
+
+A steady spin is checked to be a relative equilibrium: the reduced residual is evaluated
+again along the orbit (attitude turned about the spin axis, position moved along the screw
+motion); a point that is stationary at one attitude only is not returned as a success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from ..exceptions import TitopError, UnknownNameError
+from ..model.compiled import FREE, REVOLUTE, Model
+from ..spatial.algebra import skew
+from ..spatial.euler import dcm_to_euler, euler_to_dcm
+from . import trim_solver as ts
+from .operating_point import OperatingPoint
+
+__all__ = ["TrimError", "TrimSpecError", "trim"]
+
+# angles [rad] by which a spin solution is turned along its orbit to check that it is a
+# relative equilibrium (generic values: no multiple of π/2, no symmetry hides a change)
+ORBIT_ANGLES = np.array([0.9, 2.2, 3.7, 5.1])
+
+
+class TrimSpecError(TitopError, ValueError):
+    """A trim specification is inconsistent (unknown name, a variable both free and fixed,
+    a velocity freed in a static trim, ...). The message names the variable."""
+
+
+class TrimError(TitopError, RuntimeError):
+    """No equilibrium was found within the tolerance; :attr:`op` holds the best point.
+
+    The message quotes the largest residual, the tolerance and the reason (solver status,
+    rank of the Jacobian, evaluation budget, or a spin that is not a relative equilibrium).
+
+    Attributes
+    ----------
+    op : OperatingPoint
+        The best point found (``success=False``).
+    sweep : TrimSweep or None
+        Raised by ``trim_sweep(..., strict=True)``: the whole sweep.
+    """
+
+    def __init__(self, op: OperatingPoint, where: str = ""):
+        self.op = op
+        self.sweep: Any = None
+        worst = int(np.argmax(np.abs(op.residual))) if op.residual.size else 0
+        largest = (f"; largest residual d/dt {op.residual_names[worst]} = "
+                   f"{op.residual[worst]:.3e}" if op.residual.size else "")
+        head = f"trim of {op.model_name!r} ({op.kind}){f' at {where}' if where else ''} failed"
+        if op.residual_norm <= op.tolerance:  # met at the point, refused for another reason
+            super().__init__(f"{head} although max |residual| = {op.residual_norm:.3e} <= "
+                             f"tolerance {op.tolerance:.1e}: {op.message}")
+        else:
+            super().__init__(f"{head}: max |residual| = {op.residual_norm:.3e} > tolerance "
+                             f"{op.tolerance:.1e}{largest}. {op.message}")
+
+
+def _names(model: Model) -> dict[str, tuple[str, int]]:
+    table = {n: ("x", i) for i, n in enumerate(model.state_names)}
+    table.update({n: ("u", i) for i, n in enumerate(model.input_names)})
+    table.update({n: ("p", i) for i, n in enumerate(model.param_names)})
+    return table
+
+
+def _resolve(table: dict[str, tuple[str, int]], name: str, what: str) -> str:
+    for key in (name, name.replace(".", "_")):
+        if key in table:
+            return key
+    raise UnknownNameError(f"{what}: unknown variable {name!r}; states, inputs and parameters "
+                           f"are: {list(table)}")
+
+
+def _velocity_states(model: Model) -> list[int]:
+    idx = list(range(model._base, model._base + 6)) if model._base >= 0 else []
+    idx += [int(model.qd_index[i]) for i in range(len(model.body_names))
+            if model.kind[i] >= REVOLUTE]
+    return idx
+
+
+def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set[str],
+                free: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Impose the spin on ``x``; return the cyclic states and the normalised spec."""
+    missing = [k for k in ("body", "axis", "rate") if k not in spin]
+    if missing or set(spin) - {"body", "axis", "rate"}:
+        raise TrimSpecError(f"spin must be {{'body', 'axis', 'rate'}}, got {dict(spin)}")
+    body = spin["body"]
+    if body not in model.body_names:
+        raise UnknownNameError(f"spin: unknown body {body!r}; bodies are {list(model.body_names)}")
+    axis = np.asarray(spin["axis"], dtype=float)
+    if axis.shape != (3,) or not np.all(np.isfinite(axis)) or axis @ axis == 0.0:
+        raise TrimSpecError(f"spin: axis must be a non-zero 3-vector, got {spin['axis']!r}")
+    axis = axis / np.sqrt(axis @ axis)
+    rate = float(spin["rate"])
+    b = model.body_index(body)
+    if model.kind[b] == FREE:
+        base = model._base
+        x[base + 3:base + 6] = rate * axis
+        cyclic = list(model.state_names[base + 6:base + 12])
+        for name in model.state_names[base:base + 3]:  # the origin's velocity adjusts
+            if name not in fixed and name not in free:
+                free.append(name)
+    elif model.kind[b] == REVOLUTE:
+        joint_axis = model.physics().axis[b]
+        if np.max(np.abs(np.cross(joint_axis, axis))) > 1e-9:
+            raise TrimSpecError(f"spin: axis {axis.tolist()} is not the axis "
+                                f"{joint_axis.tolist()} of body {body!r}'s revolute joint")
+        x[model.qd_index[b]] = rate * float(joint_axis @ axis)
+        if model._base >= 0:  # the floating base (if any) does not move
+            x[model._base:model._base + 6] = 0.0
+        cyclic = [model.state_names[model.q_index[b]]]
+    else:
+        raise TrimSpecError(f"spin: body {body!r} must be the floating base or have a revolute "
+                            "joint")
+    return cyclic, {"body": body, "axis": axis, "rate": rate}
+
+
+def trim(
+    model: Model,
+    free: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    kind: str = "static",
+    spin: Mapping[str, Any] | None = None,
+    params: Mapping[str, float] | None = None,
+    x0: Any = None,
+    guess: Mapping[str, float] | None = None,
+    tol: float = 1e-10,
+    max_nfev: int = 200,
+    pin_neutral: bool | Iterable[str] = True,
+    strict: bool = True,
+) -> OperatingPoint:
+    """Find an equilibrium (``kind="static"``) or a steady spin (``kind="spin"``).
+
+    Parameters
+    ----------
+    model : Model
+    free : iterable of str
+        Variables to solve for: configuration states, inputs (e.g. the joint torques that
+        hold an arm), parameters. Dotted names (``"slider.q"``) are accepted.
+    fixed : dict, optional
+        ``name -> value`` for states, inputs or parameters held at a given value; every
+        other variable keeps its default (the model's initial state, zero inputs, default
+        parameters).
+    kind : {"static", "spin"}
+        ``static``: all velocities and accelerations zero. ``spin``: a relative equilibrium
+        (see ``spin``).
+    spin : dict, optional
+        ``{"body": name, "axis": [x, y, z], "rate": Ω}`` (axis in the body frame, Ω in
+        rad/s). For a floating base: its angular velocity is Ω·axis, its origin velocity
+        is solved for (added to ``free`` unless fixed), its position and attitude are
+        cyclic (excluded). For a body on a revolute joint about ``axis``: the joint rate is
+        Ω and its angle is cyclic (a floating base, if any, is at rest). Every other joint
+        rate is zero; the joint angles are balanced by the centrifugal loads. A solution is
+        a success only if it is a relative equilibrium: the residual is evaluated again
+        with the spinning body turned about the axis by the angles :data:`ORBIT_ANGLES`
+        (position moved along the screw motion) and must meet ``tol`` there too — a spin
+        under gravity (or another load) not parallel to the axis is not one.
+    params : dict, optional
+        Parameter values (the baseline; ``fixed`` and ``free`` override).
+    x0 : array_like, optional
+        Baseline state and initial guess (default: :meth:`Model.default_state`).
+    guess : dict, optional
+        Initial guesses ``name -> value`` of free variables.
+    tol : float
+        Success iff ``max |residual| <= tol`` (accelerations, m/s² and rad/s²). Default 1e-10.
+    max_nfev : int
+        Evaluation budget of the solver (default 200), a hard cap: Gauss–Newton and the
+        trust-region fallback together, one residual evaluation counting 1 and one exact
+        Jacobian (a single batched complex-step call) counting 1. The rank detection of
+        dependent variables before the solve (3 Jacobians) and the checks after it are not
+        counted. The evaluations used are :attr:`OperatingPoint.nfev`; a solve stopped by
+        the budget fails with a message that says so.
+    pin_neutral : bool or iterable of str
+        ``True`` (default): hold dependent free variables at their initial values — those
+        the equations do not depend on, or depend on only through the other free variables,
+        found by a column-pivoted QR of the Jacobians stacked at several sample points (at
+        least three, and enough that the stack has more rows than there are free
+        variables); they are listed in :attr:`OperatingPoint.pinned`. ``False``: pin
+        nothing (the minimum-norm solution is returned). A list of free variable names:
+        pin exactly these (:func:`trim_sweep` passes its first point's choice to every
+        other point, so that the held variables do not change along a branch).
+    strict : bool
+        Raise :class:`TrimError` when no equilibrium is found (default); otherwise return
+        the best point with ``success=False``.
+
+    Returns
+    -------
+    OperatingPoint
+
+    Raises
+    ------
+    TrimSpecError, UnknownNameError
+        Inconsistent specification, naming the variable.
+    TrimError
+        ``strict`` and the residual exceeds ``tol``.
+    """
+    if kind not in ("static", "spin"):
+        raise TrimSpecError(f"kind must be 'static' or 'spin', got {kind!r}")
+    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
+        raise TrimSpecError(f"tol must be a positive finite number, got {tol!r}")
+    if isinstance(max_nfev, bool) or not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1:
+        raise TrimSpecError(f"max_nfev must be a positive integer, got {max_nfev!r}")
+    if (kind == "spin") != (spin is not None):
+        raise TrimSpecError("kind='spin' needs spin={'body', 'axis', 'rate'} (and only it)")
+    table = _names(model)
+    fixed = dict(fixed or {})
+    free_list: list[str] = []
+    for name in free:
+        key = _resolve(table, name, "free")
+        if key in free_list:
+            raise TrimSpecError(f"free: {key!r} is listed twice")
+        free_list.append(key)
+    fixed_vals = {}
+    for name, value in fixed.items():
+        key = _resolve(table, name, "fixed")
+        if key in free_list:
+            raise TrimSpecError(f"{key!r} is both free and fixed")
+        fixed_vals[key] = _finite(value, f"fixed: {key!r}")
+    for name in (params or {}):
+        _resolve(table, name, "params")
+
+    p = model.param_vector({**model.default_params(), **dict(params or {})}).astype(float)
+    for key, value in fixed_vals.items():
+        if table[key][0] == "p":
+            p[table[key][1]] = value
+    x = (np.array(model.default_state(p), dtype=float) if x0 is None
+         else np.array(x0, dtype=float).copy())
+    if x.shape != (model.n_states,):
+        raise TrimSpecError(f"x0 must have shape ({model.n_states},), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        bad = [model.state_names[i] for i in np.flatnonzero(~np.isfinite(x))]
+        raise TrimSpecError(f"x0: not finite for {bad}")
+    u = np.zeros(model.n_inputs)
+    velocities = set(_velocity_states(model))
+    vel_names = {model.state_names[i] for i in velocities}
+    cyclic: list[str] = []
+    spin_spec = None
+    if kind == "static":
+        x[list(velocities)] = 0.0
+        for key in free_list:
+            if key in vel_names:
+                raise TrimSpecError(f"{key!r} is a velocity: a static equilibrium has every "
+                                    "velocity zero (use kind='spin' for a steady spin)")
+    else:
+        x[model.qd_index[model.kind >= REVOLUTE]] = 0.0
+        cyclic, spin_spec = _spin_setup(model, spin, x, set(fixed_vals), free_list)
+        allowed = (set(model.state_names[model._base:model._base + 3]) if model._base >= 0
+                   else set())
+        for key in free_list:
+            if key in cyclic:
+                raise TrimSpecError(f"{key!r} is cyclic in a steady spin and cannot be free")
+            if key in vel_names and key not in allowed:
+                raise TrimSpecError(f"{key!r} is a velocity fixed by the spin; it cannot be free")
+    for key, value in fixed_vals.items():
+        where, i = table[key]
+        if where == "x":
+            if kind == "static" and i in velocities and value != 0.0:
+                raise TrimSpecError(f"{key!r} is a velocity: a static equilibrium needs it zero, "
+                                    f"got {value}")
+            x[i] = value
+        elif where == "u":
+            u[i] = value
+    for name, value in (guess or {}).items():
+        key = _resolve(table, name, "guess")
+        if key not in free_list:
+            raise TrimSpecError(f"guess: {key!r} is not free")
+        where, i = table[key]
+        {"x": x, "u": u, "p": p}[where][i] = _finite(value, f"guess: {key!r}")
+
+    if not isinstance(pin_neutral, bool):
+        pin_list = [_resolve(table, name, "pin_neutral") for name in pin_neutral]
+        for key in pin_list:
+            if key not in free_list:
+                raise TrimSpecError(f"pin_neutral: {key!r} is not free")
+        pin_neutral = pin_list
+    eq_index = np.array(sorted(velocities), dtype=int)
+    prob = ts.Problem(model, x, u, p, free_list, [table[k] for k in free_list], eq_index)
+    z0 = np.array([{"x": x, "u": u, "p": p}[w][i] for w, i in prob.where], dtype=float)
+    return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
+                  max_nfev=max_nfev, pin_neutral=pin_neutral, strict=strict,
+                  fixed=[k for k in table if k not in free_list and k not in cyclic])
+
+
+def _finite(value: Any, where: str) -> float:
+    """A finite float, or :class:`TrimSpecError` naming ``where``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TrimSpecError(f"{where}: expected a number, got {value!r}") from None
+    if not np.isfinite(number):
+        raise TrimSpecError(f"{where}: must be finite, got {number}")
+    return number
+
+
+def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
+           ) -> np.ndarray:
+    """States along the spin orbit through ``x``, after turning by ``angles`` [rad].
+
+    Floating base with body-frame twist ``[v; Ω a]``: attitude ``P(t) = P0 exp(Ω t ã)``,
+    position ``IP(t) = IP0 + P0 ∫0^t exp(Ω s ã) ds v`` (closed form). Spin about a
+    revolute joint: its angle advances by the angle. Times are ``angle / |Ω|`` (or
+    ``angle`` seconds when Ω = 0); every other state is unchanged.
+    """
+    X = np.tile(x, (angles.size, 1))
+    b = model.body_index(spin["body"])
+    rate = float(spin["rate"])
+    t = angles / abs(rate) if rate else angles
+    if model.kind[b] == FREE:
+        base = model._base
+        K = skew(np.asarray(spin["axis"], dtype=float))
+        K2 = K @ K
+        th = (rate * t)[:, None, None]
+        turn = np.eye(3) + np.sin(th) * K + (1.0 - np.cos(th)) * K2
+        if rate:
+            integral = (t[:, None, None] * np.eye(3) + (1.0 - np.cos(th)) / rate * K
+                        + (t[:, None, None] - np.sin(th) / rate) * K2)
+        else:
+            integral = t[:, None, None] * np.eye(3)
+        P0 = euler_to_dcm(x[base + 9:base + 12], model.euler)
+        X[:, base + 9:base + 12] = dcm_to_euler(P0 @ turn, model.euler)
+        X[:, base + 6:base + 9] = x[base + 6:base + 9] + (P0 @ integral @ x[base:base + 3])
+    else:
+        X[:, model.q_index[b]] += x[model.qd_index[b]] * t
+    return X
+
+
+def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
+           spin: dict[str, Any] | None, tol: float, max_nfev: int,
+           pin_neutral: bool | list[str],
+           strict: bool, fixed: list[str]) -> OperatingPoint:
+    model = prob.model
+    pinned: list[str] = []
+    if pin_neutral is not False and z0.size:
+        dependent = (ts.dependent(prob, z0) if pin_neutral is True
+                     else [prob.free.index(name) for name in pin_neutral])
+        if dependent:
+            pinned = [prob.free[k] for k in dependent]
+            keep = [k for k in range(z0.size) if k not in dependent]
+            X, U, P = prob.assemble(z0)
+            prob = ts.Problem(model, X, U, np.asarray(P, float), [prob.free[k] for k in keep],
+                            [prob.where[k] for k in keep], prob.eq_index)
+            z0 = z0[keep]
+    ev = ts.Evaluator(prob, max_nfev, z0)
+    status = "none"
+    if z0.size:
+        try:
+            if ts.newton(ev, z0, tol, ts.bounds(prob)):
+                status, message = "converged", f"Gauss-Newton converged in {ev.count} evaluations"
+            elif not np.isfinite(ev.best_cost):
+                status, message = "nonfinite", "Gauss-Newton stopped"
+            else:  # globalised fallback from the best point found
+                # scaling by the Jacobian's columns ("jac") fails where a column vanishes
+                # (a variable the equations do not depend on at the start): unit scaling then
+                J0 = prob.jacobian(ev.best_z)
+                cols = np.sqrt(np.sum(J0 * J0, axis=0))
+                flat = np.any(cols <= 1e-12 * max(1.0, float(np.max(cols, initial=0.0))))
+                sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
+                                    bounds=ts.bounds(prob), x_scale=1.0 if flat else "jac",
+                                    ftol=1e-15,
+                                    xtol=1e-15, gtol=1e-15, max_nfev=max(1, max_nfev - ev.count))
+                status = "budget" if sol.status == 0 else "minimum"
+                message = (f"trust-region least squares after Gauss-Newton, {ev.count} "
+                           f"evaluations: {str(sol.message).rstrip('.')}")
+        except ts.BudgetError:
+            status = "budget"
+            message = f"solver stopped after {ev.count} evaluation(s)"
+        z = ev.best_z
+    else:
+        z = z0
+        message = "no free variable: the residual is evaluated at the given point"
+    r = prob.residual(z)
+    success = bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
+    J = prob.jacobian(z)
+    deficiency = z.size - ts.rank(J) if z.size else 0
+    if not success:
+        message = f"{message}: {ts.diagnosis(status, r, J, max_nfev)}{ts.at_bounds(prob, z)}"
+    X, U, P = prob.assemble(z)
+    X, P = np.asarray(X, float), np.asarray(P, float)
+    if success and kind == "spin":
+        orbit = _orbit(model, X, spin, ORBIT_ANGLES)
+        r_orbit = model.dynamics(0.0, orbit, U, P)[..., prob.eq_index]
+        worst = np.max(np.abs(r_orbit), axis=1, initial=0.0)
+        if not np.all(np.isfinite(r_orbit)) or np.max(worst) > tol:
+            j = int(np.argmax(np.where(np.isfinite(worst), worst, np.inf)))
+            e = int(np.argmax(np.abs(r_orbit[j])))
+            success = False
+            message = (
+                f"{message}; but it is NOT a relative equilibrium: the reduced state is "
+                f"stationary at the solved attitude only — turned by {ORBIT_ANGLES[j]:g} rad "
+                f"about the spin axis along the orbit, d/dt "
+                f"{model.state_names[prob.eq_index[e]]} = {r_orbit[j, e]:.3e} (> tolerance). "
+                "The loads change as the body turns: gravity or another load not parallel "
+                "to the spin axis (and not balanced, e.g. by buoyancy) makes the spin unsteady")
+    op = OperatingPoint(
+        model_name=model.name, kind=kind, state_names=model.state_names,
+        input_names=model.input_names, param_names=model.param_names,
+        x=X, u=np.asarray(U, float), params=dict(zip(model.param_names, P.tolist())),
+        residual_names=tuple(model.state_names[i] for i in prob.eq_index), residual=r,
+        free=tuple(prob.free), fixed=tuple(n for n in fixed if n not in pinned),
+        pinned=tuple(pinned), cyclic=tuple(cyclic), spin=spin, success=success,
+        message=message, tolerance=tol, nfev=ev.count, rank_deficiency=deficiency,
+    )
+    if strict and not success:
+        raise TrimError(op)
+    return op

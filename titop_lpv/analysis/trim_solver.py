@@ -1,0 +1,234 @@
+"""The numerical side of :func:`titop_lpv.analysis.trim`: unknowns, residual, Jacobian and solvers.
+
+:class:`Problem` maps the unknown vector ``z`` (the free variables) onto the model's
+``(x, u, p)``; its residual is the derivatives of the velocity states, its Jacobian exact
+(complex step, all directions in one batched call). :func:`newton` (Gauss–Newton with
+backtracking, trials projected onto the free parameters' declared bounds) runs first;
+``scipy.optimize.least_squares`` (trust-region reflective, bounded) takes over where it
+stalls. :class:`Evaluator` counts evaluations against the budget ``max_nfev``.
+:func:`dependent` finds the free variables the equations do not determine independently
+(rank of stacked Jacobians), and :func:`diagnosis` says why a solve failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import qr
+
+from ..exceptions import ParameterError
+from ..model.compiled import Model
+
+__all__ = ["RANK_TOL", "STEP", "BudgetError", "Evaluator", "Problem", "at_bounds", "bounds",
+           "dependent", "diagnosis", "newton", "rank"]
+
+STEP = 1e-30  # complex step
+RANK_TOL = 1e-9  # relative threshold on singular values / QR pivots for the numerical rank
+
+
+@dataclass
+class Problem:
+    """Index maps between the unknown vector z and the model's (x, u, p)."""
+
+    model: Model
+    x: np.ndarray
+    u: np.ndarray
+    p: np.ndarray
+    free: list[str]
+    where: list[tuple[str, int]]  # ("x" | "u" | "p", index) per free variable
+    eq_index: np.ndarray  # state indices whose derivatives are the equations
+
+    def assemble(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        batch = z.shape[:-1]
+        dtype = np.result_type(z, float)
+        X = np.array(np.broadcast_to(self.x, (*batch, self.x.size)), dtype=dtype)
+        U = np.array(np.broadcast_to(self.u, (*batch, self.u.size)), dtype=dtype)
+        free_p = [k for k, (kind, _) in enumerate(self.where) if kind == "p"]
+        P = (np.array(np.broadcast_to(self.p, (*batch, self.p.size)), dtype=dtype)
+             if free_p else self.p)
+        for k, (kind, i) in enumerate(self.where):
+            {"x": X, "u": U, "p": P}[kind][..., i] = z[..., k]
+        return X, U, P
+
+    def residual(self, z: np.ndarray) -> np.ndarray:
+        X, U, P = self.assemble(z)
+        return self.model.dynamics(0.0, X, U, P)[..., self.eq_index]
+
+    def jacobian(self, z: np.ndarray, columns: list[int] | None = None) -> np.ndarray:
+        cols = list(range(z.size)) if columns is None else columns
+        if not cols:
+            return np.zeros((self.eq_index.size, 0))
+        Z = np.tile(z.astype(complex), (len(cols), 1))
+        Z[np.arange(len(cols)), cols] += 1j * STEP
+        return (self.residual(Z).imag / STEP).T
+
+
+def dependent(prob: Problem, z0: np.ndarray) -> list[int]:
+    """Free variables that the equations do not determine independently of the others.
+
+    The Jacobians at ``z0`` and at perturbed points are stacked (a direction of the free
+    variables that leaves the residual unchanged at every sample is taken as neutral):
+    at least three samples, and enough that the stack has more rows than there are free
+    variables (otherwise a null direction would be an artefact of the stack's shape). A
+    perturbed point that takes a free parameter out of its declared range is replaced by a
+    closer one. The columns are scaled to unit norm (units do not matter) and a
+    column-pivoted QR picks a maximal set of independent columns; the others are returned,
+    in the order of ``prob.free``. A zero column (the equations do not depend on the
+    variable) is always dependent; two columns that stay parallel (two coaxial hinges of
+    which only the sum of the angles matters) give one dependent variable.
+    """
+    rng = np.random.default_rng(0)
+    n_eq = max(1, prob.eq_index.size)
+    n_samples = max(3, -(-z0.size // n_eq) + 2)  # the stack must be taller than wide
+    blocks = [prob.jacobian(z0)]
+    scale, tries = 0.1, 0
+    while len(blocks) < n_samples and tries < 8 * n_samples:
+        tries += 1
+        try:
+            J = prob.jacobian(z0 + scale * rng.standard_normal(z0.size))
+        except ParameterError:  # a free parameter left its declared range: come closer
+            scale *= 0.5
+            continue
+        if np.all(np.isfinite(J)):
+            blocks.append(J)
+    blocks = [J for J in blocks if np.all(np.isfinite(J))]
+    if not blocks:
+        return []
+    J = np.vstack(blocks)
+    norms = np.sqrt(np.sum(J * J, axis=0))
+    zero = norms <= 1e-12 * max(1.0, float(np.max(norms, initial=0.0)))
+    live = np.flatnonzero(~zero)
+    dependent = set(np.flatnonzero(zero).tolist())
+    if live.size:
+        R, piv = qr(J[:, live] / norms[live], mode="r", pivoting=True)
+        diag = np.abs(np.diag(R))
+        rank = int(np.sum(diag > RANK_TOL * diag[0]))
+        dependent |= {int(live[k]) for k in piv[rank:]}
+    return sorted(dependent)
+
+
+class BudgetError(Exception):
+    """Raised inside the solvers when ``max_nfev`` evaluations are used up."""
+
+
+class Evaluator:
+    """Counts the solver's evaluations against the budget and keeps the best point seen.
+
+    One residual evaluation counts 1; one Jacobian (a single batched complex-step call
+    over every free variable) counts 1.
+    """
+
+    def __init__(self, prob: Problem, budget: int, z0: np.ndarray):
+        self.prob, self.budget, self.count = prob, budget, 0
+        self.best_z, self.best_cost = z0.copy(), np.inf
+
+    def _spend(self) -> None:
+        if self.count >= self.budget:
+            raise BudgetError
+        self.count += 1
+
+    def residual(self, z: np.ndarray) -> np.ndarray:
+        self._spend()
+        try:
+            r = self.prob.residual(z)
+        except ParameterError:
+            if self.count == 1:
+                raise  # the user's own starting values are invalid
+            # a trial step took a free parameter out of its declared range (or made the
+            # model invalid): not a better point; the line search backs off
+            r = np.full(self.prob.eq_index.size, np.nan)
+        cost = float(r @ r) if np.all(np.isfinite(r)) else np.inf
+        if cost < self.best_cost:
+            self.best_z, self.best_cost = np.array(z, dtype=float), cost
+        return r
+
+    def jacobian(self, z: np.ndarray) -> np.ndarray:
+        self._spend()
+        return self.prob.jacobian(z)
+
+
+def newton(ev: Evaluator, z: np.ndarray, tol: float,
+            bounds: tuple[np.ndarray, np.ndarray], max_iter: int = 30) -> bool:
+    """Gauss-Newton with backtracking on ‖r‖ (minimum-norm steps via lstsq).
+
+    Fast where the problem is well posed (quadratic convergence, exact Jacobian); returns
+    ``False`` as soon as it stalls, for the trust-region solver to take over from
+    ``ev.best_z``. Trial points are projected into ``bounds`` (free parameters stay in their
+    declared ranges). Raises :class:`BudgetError` with the evaluation budget.
+    """
+    r = ev.residual(z)
+    for _ in range(max_iter):
+        if np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= 1e-3 * tol:
+            return True
+        if not np.all(np.isfinite(r)):
+            return False
+        J = ev.jacobian(z)
+        step = np.linalg.lstsq(J, -r, rcond=None)[0]
+        norm = float(r @ r)
+        for alpha in (1.0, 0.5, 0.25, 0.125, 0.0625):
+            trial = np.clip(z + alpha * step, *bounds)
+            r_new = ev.residual(trial)
+            if np.all(np.isfinite(r_new)) and float(r_new @ r_new) < norm:
+                z, r = trial, r_new
+                break
+        else:
+            break
+    return bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
+
+
+def rank(J: np.ndarray) -> int:
+    """Numerical rank of J (singular values above RANK_TOL times the largest)."""
+    if J.size == 0:
+        return 0
+    sv = np.linalg.svd(J, compute_uv=False)
+    return int(np.sum(sv > RANK_TOL * max(float(sv[0]), 1e-300)))
+
+
+def diagnosis(status: str, r: np.ndarray, J: np.ndarray, max_nfev: int) -> str:
+    """Why a solve did not reach the tolerance, from the solver status and rank(J)."""
+    n_eq, n_free = J.shape
+    if status == "budget":
+        return (f"the evaluation budget max_nfev = {max_nfev} was used up before the "
+                "residual met the tolerance (raise max_nfev or give a closer guess)")
+    if not np.all(np.isfinite(r)):
+        return "the equations are not finite (NaN or inf) at the best point found"
+    if n_free == 0:
+        return (f"no free variable: the given point is not an equilibrium ({n_eq} equations, "
+                "0 unknowns)")
+    rho = rank(J)
+    text = (f"the solver converged to a least-squares minimum that is not an equilibrium; "
+            f"at it the Jacobian has rank {rho} for {n_eq} equations and {n_free} free "
+            "variables")
+    if rho < n_free:
+        text += (f", so the problem is singular there ({n_free - rho} direction(s) of the "
+                 "free variables leave the residual unchanged)")
+    if rho < n_eq:
+        text += (f"; the free variables move the residual in only {rho} of its {n_eq} "
+                 "directions and cannot cancel the rest")
+        if n_free < n_eq and rho == n_free:
+            text += (": the specification has more equations than unknowns and no solution "
+                     "near this point (free more variables, or check the fixed values)")
+    return text + "; another guess may find another branch"
+
+
+def bounds(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of the unknowns: a free parameter stays in its declared ``[min, max]``."""
+    lb, ub = np.full(len(prob.free), -np.inf), np.full(len(prob.free), np.inf)
+    for k, (kind, i) in enumerate(prob.where):
+        if kind == "p":
+            lb[k], ub[k] = prob.model._param_bounds[i]
+    return lb, ub
+
+
+def at_bounds(prob: Problem, z: np.ndarray) -> str:
+    """A sentence naming the free parameters that ended on a declared bound (or nothing)."""
+    lb, ub = bounds(prob)
+    hits = [f"{prob.free[k]!r} = {z[k]:.6g} (declared range [{lb[k]:.6g}, {ub[k]:.6g}])"
+            for k in range(z.size)
+            if prob.where[k][0] == "p" and min(z[k] - lb[k], ub[k] - z[k])
+            <= 1e-9 * max(1.0, abs(z[k]))]
+    if not hits:
+        return ""
+    return ("; free parameter(s) stopped on their declared bounds: " + ", ".join(hits)
+            + ": an equilibrium, if any, needs values outside the declared range")

@@ -1,0 +1,157 @@
+"""Command-line values and output paths of ``titop-lpv``: parsed and checked before any work.
+
+``--param``/``--fix``/``--guess`` pairs, ``LO:HI:N`` grids, ``--spin BODY:AX,AY,AZ:RATE``,
+and the output files' type and directory: each malformed value raises :class:`CLIError`
+with a message naming the option, which the command line prints as its one error line.
+:class:`Parser` gives argparse's own errors (unknown option, missing argument) the same
+contract, and :func:`one_line` folds any error message onto one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..exceptions import TitopError
+
+__all__ = [
+    "CLIError",
+    "Parser",
+    "UsageError",
+    "check_out",
+    "figure_suffixes",
+    "names",
+    "number",
+    "one_line",
+    "pairs",
+    "spin",
+    "triple",
+    "values",
+]
+
+
+class CLIError(TitopError, ValueError):
+    """Malformed command-line value (``--param``, ``--spin``, a grid, a file suffix)."""
+
+
+def names(text: str | None) -> list[str] | None:
+    """``"a,b"`` -> ``["a", "b"]`` (None stays None)."""
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        hint = " (a grid LO:HI:N is for the sweep command)" if ":" in text else ""
+        raise CLIError(f"{where}: expected a number, got {text!r}{hint}") from None
+
+
+def pairs(items: list[str], option: str) -> dict[str, str]:
+    """``["a=1", "b=2,c=3"]`` -> ``{"a": "1", "b": "2", "c": "3"}`` (values still text)."""
+    out: dict[str, str] = {}
+    for part in (p for item in items for p in item.split(",")):
+        name, eq, value = part.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise CLIError(f"{option} {part!r}: expected NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def values(items: list[str], option: str) -> dict[str, float]:
+    return {k: number(v, f"{option} {k}") for k, v in pairs(items, option).items()}
+
+
+def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
+    """``"LO:HI:N"`` -> ``(lo, hi, n)`` with ``n`` a positive integer."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise CLIError(f"{option} {text!r}: expected LO:HI:N, e.g. {example}")
+    lo, hi, n = (number(p, f"{option} {text!r}") for p in parts)
+    if n != int(n) or n < 1:
+        raise CLIError(f"{option} {text!r}: N must be a positive integer")
+    return lo, hi, int(n)
+
+
+def spin(text: str) -> dict[str, Any]:
+    """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``."""
+    parts = text.split(":")
+    axis = parts[1].split(",") if len(parts) == 3 else []
+    if len(parts) != 3 or not parts[0] or len(axis) != 3:
+        raise CLIError(f"--spin {text!r}: expected BODY:AX,AY,AZ:RATE, e.g. hub:0,0,1:2.0")
+    return {"body": parts[0], "axis": [number(a, "--spin axis") for a in axis],
+            "rate": number(parts[2], "--spin rate")}
+
+
+def figure_suffixes() -> tuple[str, ...]:
+    """File suffixes matplotlib can write (``.png``, ``.pdf``, ``.svg``, ...)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return tuple(sorted(f".{k}" for k in FigureCanvasBase.get_supported_filetypes()))
+
+
+def check_out(path: str | None, option: str, suffixes: Sequence[str]) -> Path | None:
+    """Check an output path before any work: its suffix and an existing, writable directory.
+
+    Parameters
+    ----------
+    path : str or None
+        The path given on the command line (None: nothing to check).
+    option : str
+        The option that gave it, for the message (``--out``, ``--plot-file``).
+    suffixes : sequence of str
+        Accepted suffixes, lower case with the dot.
+
+    Returns
+    -------
+    Path or None
+
+    Raises
+    ------
+    CLIError
+        The suffix is not one of ``suffixes``, the path is a directory, or its directory does
+        not exist or is not writable.
+    """
+    if path is None:
+        return None
+    out = Path(path)
+    if out.suffix.lower() not in suffixes:
+        kinds = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else \
+            suffixes[0]
+        raise CLIError(f"{option} {path}: unknown file type {out.suffix or '(none)'!r}; "
+                       f"use a {kinds} file")
+    if out.is_dir():
+        raise CLIError(f"{option} {path}: is a directory, not a file")
+    parent = out.parent
+    if not parent.is_dir():
+        raise CLIError(f"{option} {path}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise CLIError(f"{option} {path}: directory {str(parent)!r} is not writable")
+    return out
+
+
+class UsageError(CLIError):
+    """A malformed command line (unknown option, missing or ill-typed argument)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the command line's error contract: its errors raise :class:`UsageError`
+    (one line, exit status 2) instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`UsageError` with ``message`` and where to find help."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def one_line(err: BaseException) -> str:
+    """The error message on one line (continuation lines joined with '; ')."""
+    text = str(err.args[0]) if type(err) is KeyError and err.args else str(err)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return type(err).__name__
+    rest = [ln[2:] if ln.startswith("- ") else ln for ln in lines[1:]]
+    line = " ".join([lines[0], "; ".join(rest)]) if rest else lines[0]
+    return line if len(line) <= 1000 else line[:997] + "..."

@@ -1,0 +1,139 @@
+"""Inverse dynamics (recursive Newton–Euler) and the generalized mass matrix.
+
+The inverse-dynamics block diagram of the paper (Fig. 1, eq. 15): motions imposed at every
+joint, accelerations propagated root → tips (eqs. 17, 24), Newton–Euler wrenches (eq. 11)
+accumulated tips → root (eq. 13). The mass matrix built from it column by column is the
+second, independent route against which the forward recursion is tested.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import ShapeError
+from ..model.compiled import FREE, REVOLUTE, Model
+from .dynamics import _T, _bias, _dot, _joint_forces, _mv, _state_and_input, kinematics
+
+__all__ = ["InverseDynamics", "inverse_dynamics", "mass_matrix", "velocity_names"]
+
+
+def velocity_names(model: Model) -> tuple[str, ...]:
+    """Generalized velocities ν: the base twist (if floating) then each joint rate."""
+    names = list(model.state_names[model._base:model._base + 6]) if model._base >= 0 else []
+    names += [model.state_names[model.qd_index[i]] for i in range(len(model.body_names))
+              if model.kind[i] >= REVOLUTE]
+    return tuple(names)
+
+
+@dataclass(frozen=True)
+class InverseDynamics:
+    """Result of :func:`inverse_dynamics` (``M(q) ν̇ + h(q, ν) = Q``).
+
+    Attributes
+    ----------
+    names : tuple of str
+        Generalized coordinates, as :func:`velocity_names`.
+    generalized_force : ndarray, shape (..., n_v)
+        ``Q = M ν̇ + h``: base wrench at the base origin (body frame, N and N m) then the
+        force/torque each joint must transmit along its axis (N or N m). ``h`` holds the
+        Coriolis/centrifugal terms, gravity, the constant loads and the wrench inputs.
+    actuation : ndarray, shape (..., n_joints)
+        The joint effort beyond the springs and dampers: what the ``b_tau`` inputs must be.
+    base_wrench : ndarray, shape (..., 6)
+        ``[F; T]`` to apply at the floating base origin (zeros for a fixed base).
+    """
+
+    names: tuple[str, ...]
+    generalized_force: np.ndarray
+    actuation: np.ndarray
+    base_wrench: np.ndarray
+
+
+def _rnea(model: Model, kin: SimpleNamespace, nudot: np.ndarray, u: np.ndarray,
+          bias: bool) -> np.ndarray:
+    """Recursive Newton–Euler: generalized forces (..., n_v) for accelerations ν̇."""
+    n = len(model.body_names)
+    ph = kin.phys
+    _, p = _bias(model, kin, u, gravity_and_loads=bias)
+    one = np.flatnonzero(model.kind >= REVOLUTE)
+    col = {b: k for k, b in enumerate(one)}
+    off = 6 if model._base >= 0 else 0
+    batch = np.broadcast_shapes(kin.batch, nudot.shape[:-1])
+    zero6 = np.zeros((*batch, 6))
+    f: list[Any] = [None] * n
+    for i in range(n):
+        if model.kind[i] == FREE:
+            a = np.broadcast_to(nudot[..., :6], (*batch, 6))
+        else:
+            par = model.parent[i]
+            a = (_mv(kin.X[i], f[par][1]) if par >= 0 else zero6) + kin.c[i]
+            if model.kind[i] >= REVOLUTE:
+                a = a + ph.S[..., i, :] * nudot[..., off + col[i], None]
+        f[i] = [_mv(ph.D[..., i, :, :], a) + p[..., i, :], a]
+    out = np.zeros((*batch, off + len(one)), dtype=np.result_type(nudot, p))
+    for i in range(n - 1, -1, -1):
+        wrench = f[i][0]
+        if model.kind[i] == FREE:
+            out[..., :6] = wrench
+        elif model.kind[i] >= REVOLUTE:
+            out[..., off + col[i]] = _dot(ph.S[..., i, :], wrench)
+        par = model.parent[i]
+        if par >= 0:
+            f[par][0] = f[par][0] + _mv(_T(kin.X[i]), wrench)
+    return out
+
+
+def inverse_dynamics(model: Model, x: Any, acceleration: Any, u: Any = None,
+                     params: Any = None) -> InverseDynamics:
+    """Joint forces and base wrench that produce given accelerations (recursive Newton–Euler).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n_states)
+        State (configuration and velocities).
+    acceleration : array_like, shape (..., n_v)
+        Generalized accelerations ν̇ in :func:`velocity_names` order: the base spatial
+        acceleration w.r.t. the body frame ``[v̇; ω̇]`` (if floating) then each ``q̈``.
+    u : array_like, optional
+        Inputs: wrench inputs act as external loads; joint ``tau`` inputs are ignored
+        (the result *is* the joint effort).
+
+    Returns
+    -------
+    InverseDynamics
+    """
+    x, u = _state_and_input(model, x, u)
+    kin = kinematics(model, x, params)
+    names = velocity_names(model)
+    nudot = np.asarray(acceleration)
+    if nudot.ndim == 0 or nudot.shape[-1] != len(names):
+        raise ShapeError(f"acceleration must have shape (..., {len(names)}) in the order "
+                         f"{list(names)}; got shape {nudot.shape}")
+    u_arr = model._input(u, kin.batch)
+    if model.tau_column.max(initial=-1) >= 0:  # joint torques are the unknowns here
+        u_arr = np.array(u_arr, dtype=float, copy=True)
+        u_arr[..., model.tau_column[model.tau_column >= 0]] = 0.0
+    Q = _rnea(model, kin, nudot, u_arr, bias=True)
+    one = model.kind >= REVOLUTE
+    passive = _joint_forces(model, kin, np.zeros_like(u_arr))[..., one]
+    off = 6 if model._base >= 0 else 0
+    base = Q[..., :6] if off else np.zeros((*Q.shape[:-1], 6))
+    return InverseDynamics(names, Q, Q[..., off:] - passive, base)
+
+
+def mass_matrix(model: Model, x: Any, params: Any = None) -> np.ndarray:
+    """Generalized mass matrix ``M(q)`` (..., n_v, n_v), built column by column from inverse
+    dynamics with zero velocities, gravity and loads (all columns in one batched call)."""
+    x = np.array(model._state(x), copy=True)
+    one = model.kind >= REVOLUTE
+    x[..., model.qd_index[one]] = 0.0
+    if model._base >= 0:
+        x[..., model._base:model._base + 6] = 0.0
+    kin = kinematics(model, x[..., None, :], params)
+    nv = len(velocity_names(model))
+    cols = _rnea(model, kin, np.eye(nv), model._input(None, kin.batch), bias=False)
+    return _T(cols)

@@ -1,0 +1,277 @@
+"""Evaluation of uncertain systems: at given (normalised or physical) values, on grids, at
+the vertices of the parameter box and at random samples.
+
+The evaluated system is ``F_u(M, Δ)`` with ``Δ`` assembled block by block (constant, or a
+state-space system for an ``ultidyn`` given as a StateSpace). python-control systems are
+real, so a complex value (``ucomplex`` off the real axis, complex ``ultidyn`` matrix) gives
+a :class:`ComplexStateSpace`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import control
+import numpy as np
+
+from ..exceptions import ShapeError
+from .abcd import ABCD, abcd_append, close_static, star_abcd, static_abcd, unique_names
+from .uss import USS, UncertaintyError
+
+__all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "vertices"]
+
+
+@dataclass(frozen=True)
+class ComplexStateSpace:
+    """A state-space system with complex matrices (python-control's StateSpace is real).
+
+    Parameters
+    ----------
+    A, B, C, D : ndarray
+        Complex matrices.
+    dt : None, 0, True or float
+        python-control timebase.
+    input_labels, output_labels, state_labels : tuple of str
+        Signal names.
+    name : str or None
+        System name.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    dt: Any
+    input_labels: tuple[str, ...]
+    output_labels: tuple[str, ...]
+    state_labels: tuple[str, ...]
+    name: str | None = None
+
+    @property
+    def ninputs(self) -> int:
+        """Number of inputs."""
+        return self.D.shape[1]
+
+    @property
+    def noutputs(self) -> int:
+        """Number of outputs."""
+        return self.D.shape[0]
+
+    @property
+    def nstates(self) -> int:
+        """Number of states."""
+        return self.A.shape[0]
+
+    def __call__(self, x: complex) -> np.ndarray:
+        """Transfer matrix ``C (x I − A)⁻¹ B + D`` (noutputs × ninputs) at ``x`` (``s`` or
+        ``z``)."""
+        n = self.nstates
+        return self.C @ np.linalg.solve(x * np.eye(n) - self.A, self.B) + self.D
+
+    def frequency_response(self, omega: Sequence[float]) -> np.ndarray:
+        """Transfer matrices at ``s = jω`` (or ``z = e^{jω dt}``), shape (p, m, len(ω)).
+
+        Parameters
+        ----------
+        omega : sequence of float
+            Frequencies [rad/s].
+        """
+        discrete = self.dt not in (None, 0) and self.dt is not False
+        h = 1.0 if self.dt is True else self.dt
+        xs = [np.exp(1j * w * h) if discrete else 1j * w for w in np.atleast_1d(omega)]
+        return np.stack([self(x) for x in xs], axis=-1)
+
+    def poles(self) -> np.ndarray:
+        """Eigenvalues of ``A``."""
+        return np.linalg.eigvals(self.A)
+
+
+def normalise(G: USS, values: Mapping[str, Any], *, physical: bool) -> dict[str, Any]:
+    """Normalised value of every block: the given ones, the nominal for the others.
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+    values : mapping
+        ``{name: value}`` (physical values if ``physical``, else normalised δ).
+    physical : bool
+        Whether ``values`` are physical.
+
+    Returns
+    -------
+    dict
+        ``{name: δ}`` for every block of ``G``: float, complex, array or StateSpace.
+    """
+    out: dict[str, Any] = {}
+    for name, a in G.params.items():
+        out[name] = (a.delta_nominal if a.kind == "real" else 0.0 if a.kind == "complex"
+                     else np.zeros(a.shape))
+    for key, v in values.items():
+        if key not in G.params:
+            raise UncertaintyError(f"unknown parameter {key!r}: {G.name or 'the system'} "
+                                   f"depends on {list(G.params)}")
+        a = G.params[key]
+        if a.kind == "real":
+            out[key] = a.to_delta(v) if physical else _real(v, key)
+        elif a.kind == "complex":
+            out[key] = a.to_delta(v) if physical else complex(_num(v, key, complex))
+        else:
+            out[key] = _full(a, v, physical)
+    return out
+
+
+def _real(v: Any, key: str) -> float:
+    z = _num(v, key, complex)
+    if z.imag != 0 or not math.isfinite(z.real):
+        raise UncertaintyError(f"parameter {key!r}: δ must be a finite real number, got {v!r}")
+    return z.real
+
+
+def _num(v: Any, key: str, kind: type = float) -> Any:
+    try:
+        return kind(v)
+    except (TypeError, ValueError):
+        raise UncertaintyError(f"parameter {key!r}: expected a {kind.__name__} value, "
+                               f"got {v!r}") from None
+
+
+def _full(a: Any, v: Any, physical: bool) -> Any:
+    scale = 1.0 / a.bound if physical else 1.0
+    if isinstance(v, control.TransferFunction):
+        v = control.ss(v)
+    if isinstance(v, control.StateSpace):
+        if (v.noutputs, v.ninputs) != a.shape:
+            raise ShapeError(f"ultidyn {a.name!r}: value is {v.noutputs}×{v.ninputs} "
+                             f"(outputs × inputs), expected {a.shape[0]}×{a.shape[1]}")
+        return control.ss(v.A, v.B, scale * v.C, scale * v.D, v.dt)
+    arr = np.asarray(v)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise UncertaintyError(f"ultidyn {a.name!r}: expected an array or a StateSpace, "
+                               f"got {v!r}")
+    arr = np.atleast_2d(arr)
+    if arr.shape != a.shape:
+        raise ShapeError(f"ultidyn {a.name!r}: value has shape {arr.shape}, expected {a.shape}")
+    return scale * arr
+
+
+def evaluate(G: USS, deltas: Mapping[str, Any]) -> Any:
+    """``F_u(M, Δ)`` at normalised values, with ``G``'s signal names.
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+    deltas : mapping
+        ``{name: δ}`` for every block (see :func:`normalise`).
+
+    Returns
+    -------
+    control.StateSpace or ComplexStateSpace
+    """
+    blocks, S = G.delta.blocks, G.abcd
+    what = f"{G.name or 'the uncertain system'} at the given values"
+    dyn = [b for b in blocks if isinstance(deltas[b.name], control.StateSpace)]
+    states, dt = G.state_labels, G.dt
+    if not dyn:
+        R = close_static(S, G.delta.matrix(deltas), range(G.delta.nw), range(G.delta.nz),
+                         what=what)
+    else:
+        parts, dstates = [], []
+        for b in blocks:
+            v = deltas[b.name]
+            if isinstance(v, control.StateSpace):
+                dt = control.iosys.common_timebase(dt, v.dt)
+                for j in range(b.repeats):
+                    parts.append(ABCD(v.A, v.B, v.C, v.D))
+                    tag = b.name if b.repeats == 1 else f"{b.name}{j + 1}"
+                    dstates += [f"{tag}_x{i}" for i in range(v.nstates)]
+            else:
+                parts.append(static_abcd(np.kron(np.eye(b.repeats), np.atleast_2d(v))))
+        SD = abcd_append(*parts)
+        R = star_abcd(SD, S, SD.p, SD.m, what=what)
+        perm = np.r_[SD.n : SD.n + S.n, 0 : SD.n]  # states [x_M; x_Δ]
+        R = ABCD(R.A[np.ix_(perm, perm)], R.B[perm], R.C[:, perm], R.D)
+        states = states + dstates
+    states = unique_names(states, "x")
+    if any(np.iscomplexobj(M) and np.any(np.imag(M) != 0) for M in R):
+        return ComplexStateSpace(*R, dt, tuple(G.input_labels), tuple(G.output_labels),
+                                 tuple(states), G.name)
+    return control.ss(*(np.real(M) for M in R), dt, inputs=G.input_labels,
+                      outputs=G.output_labels, states=states, name=G.name)
+
+
+def grid(G: USS, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
+    """Systems on a grid of physical values (others at their nominal).
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+    values : mapping
+        ``{name: sequence of values}``.
+
+    Returns
+    -------
+    ndarray of control.StateSpace, shape ``(len(v_1), len(v_2), …)``
+    """
+    names = list(values)
+    axes = [list(np.atleast_1d(values[n])) for n in names]
+    out = np.empty(tuple(len(a) for a in axes), dtype=object)
+    for idx in np.ndindex(*out.shape):
+        point = {n: axes[k][i] for k, (n, i) in enumerate(zip(names, idx))}
+        out[idx] = evaluate(G, normalise(G, point, physical=True))
+    return out
+
+
+def vertices(G: USS) -> np.ndarray:
+    """Systems at the vertices of the real-parameter box (δ = ±1; index 0 is −1).
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+
+    Returns
+    -------
+    ndarray of control.StateSpace, shape ``(2,)·n_real`` in block order
+    """
+    names = [b.name for b in G.delta if b.kind == "real"]
+    out = np.empty((2,) * len(names), dtype=object)
+    for idx in np.ndindex(*out.shape):
+        point = {n: (-1.0, 1.0)[i] for n, i in zip(names, idx)}
+        out[idx] = evaluate(G, normalise(G, point, physical=False))
+    return out
+
+
+def sample_delta(G: USS, n: int, seed: Any = None) -> list[dict[str, Any]]:
+    """Random normalised values (see :meth:`USS.sample_delta`).
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+    n : int
+        Number of samples (≥ 0).
+    seed : int or numpy.random.Generator, optional
+        Seed of ``numpy.random.default_rng``.
+    """
+    if int(n) != n or n < 0:
+        raise UncertaintyError(f"number of samples must be a non-negative integer, got {n!r}")
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(int(n)):
+        d: dict[str, Any] = {}
+        for b in G.delta:
+            if b.kind == "real":
+                d[b.name] = rng.uniform(-1.0, 1.0)
+            elif b.kind == "complex":
+                d[b.name] = math.sqrt(rng.uniform()) * np.exp(2j * np.pi * rng.uniform())
+            else:
+                X = rng.standard_normal((b.rows, b.cols))
+                d[b.name] = X * (rng.uniform() / np.linalg.norm(X, 2))
+        out.append(d)
+    return out

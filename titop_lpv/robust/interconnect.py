@@ -1,0 +1,96 @@
+"""Name-based interconnection of uncertain systems, like ``control.interconnect``.
+
+The Δ channels of every subsystem are pulled out as extra external inputs and outputs of
+a ``control.interconnect`` of the LFT matrices ``M``; the result is closed again with the
+concatenated Δ, the blocks of a parameter used by several subsystems merged into one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import control
+import numpy as np
+
+from .abcd import ABCD, unique_names
+from .ops import as_uss, merge_blocks
+from .uss import USS, UncertaintyError
+
+__all__ = ["interconnect"]
+
+
+def _spec_name(spec: Any) -> str | None:
+    if isinstance(spec, (list, tuple)) and spec:
+        spec = spec[0]
+    if isinstance(spec, str):
+        return spec.lstrip("-").split(".")[-1]
+    return None
+
+
+def interconnect(systems: Sequence[Any], inplist: Sequence[Any] | None = None,
+                 outlist: Sequence[Any] | None = None, connections: Any = None, *,
+                 inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None,
+                 name: str | None = None, check_unused: bool = True) -> USS:
+    """Interconnect uncertain and certain systems by signal names, like
+    ``control.interconnect``.
+
+    The Δ channels of every system are pulled out as extra external inputs and outputs of
+    a ``control.interconnect`` of the ``M`` matrices, then closed again with the
+    concatenated Δ (blocks of the same parameter merged).
+
+    Parameters
+    ----------
+    systems : sequence of USS or convertible
+        The subsystems; a system's ``name`` is used for ``"sys.signal"`` specifications.
+    inplist, outlist : sequence, optional
+        External inputs and outputs, as for ``control.interconnect`` (signal names,
+        ``"sys.sig"``, ``"-sys.sig"``, lists for several sinks or sums). Default:
+        ``inputs`` / ``outputs``.
+    connections : list, optional
+        Connections as for ``control.interconnect``; None connects signals of equal names.
+    inputs, outputs : sequence of str, optional
+        Names of the external signals (default: the signal names in ``inplist`` and
+        ``outlist``).
+    name : str, optional
+        Name of the result.
+    check_unused : bool, optional
+        Let python-control warn about unconnected signals (default True).
+
+    Returns
+    -------
+    USS
+    """
+    if (inplist is None and inputs is None) or (outlist is None and outputs is None):
+        raise UncertaintyError("interconnect needs the external signals: inplist (or inputs) "
+                               "and outlist (or outputs)")
+    Gs = [as_uss(G) for G in systems]
+    inplist = list(inputs if inplist is None else inplist)
+    outlist = list(outputs if outlist is None else outlist)
+    taken = {s for G in Gs for s in (*G.input_labels, *G.output_labels)}
+    tag = "lft"
+    while any(s.startswith(tag) for s in taken):
+        tag += "_"
+    subs, wall, zall = [], [], []
+    for i, G in enumerate(Gs):
+        wn = [f"{tag}{i}w{j}" for j in range(G.delta.nw)]
+        zn = [f"{tag}{i}z{j}" for j in range(G.delta.nz)]
+        subs.append(control.ss(*G.abcd, G.dt, inputs=wn + G.input_labels,
+                               outputs=zn + G.output_labels, states=G.state_labels,
+                               name=G.name))
+        wall += wn
+        zall += zn
+    in_names = list(inputs) if inputs is not None else [
+        _spec_name(s) or f"u[{k}]" for k, s in enumerate(inplist)]
+    out_names = list(outputs) if outputs is not None else [
+        _spec_name(s) or f"y[{k}]" for k, s in enumerate(outlist)]
+    ic = control.interconnect(subs, connections=connections, inplist=wall + inplist,
+                              outlist=zall + outlist, inputs=wall + unique_names(in_names, "u"),
+                              outputs=zall + unique_names(out_names, "y"),
+                              check_unused=check_unused)
+    wperm, zperm, delta, params = merge_blocks([G.delta for G in Gs], [G.params for G in Gs])
+    cols = np.r_[wperm, len(wall) : ic.ninputs].astype(int)
+    rows = np.r_[zperm, len(zall) : ic.noutputs].astype(int)
+    S = ABCD(ic.A, ic.B[:, cols], ic.C[rows], ic.D[np.ix_(rows, cols)])
+    return USS._new(S, ic.dt, delta, params, list(ic.input_labels)[len(wall) :],
+                    list(ic.output_labels)[len(zall) :], list(ic.state_labels), name)

@@ -1,0 +1,541 @@
+"""Linear fractional transformations (LFTs), the Redheffer star product, LFT constructors
+from affine and polynomial parameter dependence, and the reduction of δ channels.
+
+Conventions (the same for matrices and for systems). A partitioned ``M`` maps
+``[u1; u2]`` to ``[y1; y2]`` with ``M = [[M11, M12], [M21, M22]]``.
+
+* lower LFT, ``K`` closes the *last* channels, ``u2 = K y2``::
+
+      F_l(M, K) = M11 + M12 K (I − M22 K)⁻¹ M21
+
+* upper LFT, ``Δ`` closes the *first* channels. With ``[z; y] = M [w; u]`` and ``w = Δ z``,
+  ``y = F_u(M, Δ) u`` and::
+
+      F_u(M, Δ) = M22 + M21 Δ (I − M11 Δ)⁻¹ M12
+
+* Redheffer star product ``star(M1, M2, ny, nu)``: the last ``ny`` outputs of ``M1`` feed
+  the first ``ny`` inputs of ``M2`` and the first ``nu`` outputs of ``M2`` feed the last
+  ``nu`` inputs of ``M1``. Inputs of the result: the free inputs of ``M1`` then those of
+  ``M2``; outputs likewise. ``F_l(M, K) = star(M, K, K.ninputs, K.noutputs)`` and
+  ``F_u(M, Δ) = star(Δ, M, Δ.noutputs, Δ.ninputs)``.
+
+For systems the interconnection is done on state-space matrices (no transfer functions);
+an algebraic loop that is not well posed (``I − D22 K_D`` singular) raises
+:class:`IllPosedError`. Signal names of python-control systems are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import control
+import numpy as np
+
+from ..exceptions import ShapeError
+from .abcd import ABCD, IllPosedError, star_abcd, to_abcd, unique_names
+from .atoms import UComplex, UReal, ureal
+from .ops import as_uss
+from .uss import USS, DeltaStructure, UncertaintyError, _Arithmetic
+
+__all__ = [
+    "IllPosedError",
+    "affine_lft",
+    "lft_lower",
+    "lft_upper",
+    "polynomial_lft",
+    "reduce",
+    "reduce_abcd",
+    "star",
+]
+
+_EPS = np.finfo(float).eps
+
+
+def _labels(sys: control.StateSpace | None, kind: str, count: int) -> list[str]:
+    if sys is None:
+        return [f"{kind}[{i}]" for i in range(count)]
+    return list({"u": sys.input_labels, "y": sys.output_labels, "x": sys.state_labels}[kind])
+
+
+def _wrap(R: ABCD, systems: Sequence[control.StateSpace | None], inputs: list[str],
+          outputs: list[str], states: list[str]) -> np.ndarray | control.StateSpace:
+    present = [s for s in systems if s is not None]
+    if not present:
+        return R.D
+    if any(np.iscomplexobj(M) and np.any(np.imag(M) != 0) for M in R):
+        raise TypeError("the result has complex matrices: python-control StateSpace is real "
+                        "(use arrays for complex LFTs)")
+    dt = present[0].dt
+    for s in present[1:]:
+        dt = control.iosys.common_timebase(dt, s.dt)
+    return control.ss(*(np.real(M) for M in R), dt, inputs=unique_names(inputs, "u"),
+                      outputs=unique_names(outputs, "y"), states=unique_names(states, "x"))
+
+
+def _uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str) -> USS:
+    """``star`` with an uncertain first operand and a certain second one: the Δ channels
+    of ``M1``'s LFT come first, so they stay free and the result is uncertain."""
+    if isinstance(M2, _Arithmetic):
+        raise UncertaintyError(f"{what}: the second operand is uncertain "
+                               f"({type(M2).__name__}); connect two uncertain systems with "
+                               "tl.interconnect, tl.feedback or tl.series, which merge their "
+                               "Δ structures")
+    U = as_uss(M1)
+    SK, sK = to_abcd(M2, "M2")
+    if ny > U.noutputs or nu > U.ninputs:
+        raise ShapeError(f"{what}: {ny} outputs and {nu} inputs of the uncertain system are "
+                         f"to be connected, it has {U.noutputs} outputs and {U.ninputs} inputs "
+                         "(besides its Δ channels, which stay free)")
+    R = star_abcd(U._S, SK, ny, nu, what=what)
+    dt = U._dt if sK is None else control.iosys.common_timebase(U._dt, sK.dt)
+    return USS._new(R, dt, U._delta, list(U._params.values()),
+                    list(U._inputs[: U.ninputs - nu]) + _labels(sK, "u", SK.m)[ny:],
+                    list(U._outputs[: U.noutputs - ny]) + _labels(sK, "y", SK.p)[nu:],
+                    list(U._states) + _labels(sK, "x", SK.n), U.name)
+
+
+def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
+    """Redheffer star product of two matrices or two systems.
+
+    Parameters
+    ----------
+    M1 : array_like or control.StateSpace or control.TransferFunction or USS
+        The first operand (matrices may be complex; systems are real). An uncertain system
+        (:class:`~titop_lpv.robust.uss.USS`, or a ``ureal``/``ucomplex``) is accepted here:
+        its Δ channels stay free and the result is a USS with the same parameters.
+    M2 : array_like or control.StateSpace or control.TransferFunction
+        The second operand (certain).
+    ny : int
+        Number of last outputs of ``M1`` connected to the first inputs of ``M2``.
+    nu : int
+        Number of last inputs of ``M1`` driven by the first outputs of ``M2``.
+
+    Returns
+    -------
+    ndarray or control.StateSpace or USS
+        A matrix when both operands are matrices, a USS when ``M1`` is uncertain, else a
+        system whose inputs are the free inputs of ``M1`` then of ``M2`` (names kept),
+        outputs likewise, states ``[x1; x2]``.
+
+    Raises
+    ------
+    ShapeError
+        If the operands are too small for ``ny`` and ``nu``.
+    IllPosedError
+        If the interconnection is not well posed.
+    UncertaintyError
+        If ``M2`` is uncertain (its Δ channels would be the ones connected): use
+        :func:`titop_lpv.interconnect`, :func:`titop_lpv.feedback` or
+        :func:`titop_lpv.series`.
+    """
+    if isinstance(M1, _Arithmetic) or isinstance(M2, _Arithmetic):
+        if not isinstance(M1, _Arithmetic):
+            raise UncertaintyError(f"star: M2 is uncertain ({type(M2).__name__}) and M1 is "
+                                   "not; its Δ channels would be connected. Pass the "
+                                   "uncertain system as M1, or connect with tl.interconnect")
+        return _uncertain_star(M1, M2, int(ny), int(nu), "star")
+    S1, s1 = to_abcd(M1, "M1")
+    S2, s2 = to_abcd(M2, "M2")
+    R = star_abcd(S1, S2, int(ny), int(nu))
+    return _wrap(R, [s1, s2],
+                 _labels(s1, "u", S1.m)[: S1.m - nu] + _labels(s2, "u", S2.m)[ny:],
+                 _labels(s1, "y", S1.p)[: S1.p - ny] + _labels(s2, "y", S2.p)[nu:],
+                 _labels(s1, "x", S1.n) + _labels(s2, "x", S2.n))
+
+
+def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
+    """Lower LFT ``F_l(M, K) = M11 + M12 K (I − M22 K)⁻¹ M21``.
+
+    Parameters
+    ----------
+    M : array_like or control.StateSpace or control.TransferFunction or USS
+        The partitioned matrix or system; its last ``K.noutputs`` inputs are driven by
+        ``K`` and its last ``K.ninputs`` outputs feed ``K``. An uncertain system (USS) is
+        accepted: for example a plant with uncertain parameters closed by a controller.
+    K : array_like or control.StateSpace or control.TransferFunction
+        The closing matrix or system (for example a controller); certain.
+
+    Returns
+    -------
+    ndarray or control.StateSpace or USS
+        The remaining channels of ``M`` (names kept), states ``[x_M; x_K]``; a USS with the
+        parameters of ``M`` when ``M`` is uncertain.
+
+    Raises
+    ------
+    ShapeError
+        If ``K`` does not fit ``M``.
+    IllPosedError
+        If ``I − M22 K_D`` is singular.
+    UncertaintyError
+        If ``K`` is uncertain: close the loop with :func:`titop_lpv.feedback` or
+        :func:`titop_lpv.interconnect`, which merge the Δ structures.
+    """
+    if isinstance(M, _Arithmetic) or isinstance(K, _Arithmetic):
+        if not isinstance(M, _Arithmetic):
+            raise UncertaintyError(f"lft_lower: K is uncertain ({type(K).__name__}); close "
+                                   "the loop with tl.feedback or tl.interconnect, which merge "
+                                   "the Δ structures")
+        SK = to_abcd(K, "K")[0] if not isinstance(K, _Arithmetic) else None
+        return _uncertain_star(M, K, SK.m if SK else 0, SK.p if SK else 0, "lft_lower")
+    SM, sM = to_abcd(M, "M")
+    SK, sK = to_abcd(K, "K")
+    if SK.p > SM.m or SK.m > SM.p:
+        raise ShapeError(f"lft_lower: K is {SK.p}×{SK.m} (outputs × inputs) but M is only "
+                         f"{SM.p}×{SM.m}")
+    R = star_abcd(SM, SK, SK.m, SK.p, what="lower LFT")
+    return _wrap(R, [sM, sK], _labels(sM, "u", SM.m)[: SM.m - SK.p],
+                 _labels(sM, "y", SM.p)[: SM.p - SK.m],
+                 _labels(sM, "x", SM.n) + _labels(sK, "x", SK.n))
+
+
+def lft_upper(M: Any, Delta: Any) -> np.ndarray | control.StateSpace:
+    """Upper LFT ``F_u(M, Δ) = M22 + M21 Δ (I − M11 Δ)⁻¹ M12``.
+
+    With ``[z; y] = M [w; u]`` and ``w = Δ z``, ``y = F_u(M, Δ) u``.
+
+    Parameters
+    ----------
+    M : array_like or control.StateSpace or control.TransferFunction
+        The partitioned matrix or system; its first ``Δ.noutputs`` inputs are ``w`` and its
+        first ``Δ.ninputs`` outputs are ``z``.
+    Delta : array_like or control.StateSpace or control.TransferFunction
+        The uncertainty (matrix or system), mapping ``z`` to ``w``.
+
+    Returns
+    -------
+    ndarray or control.StateSpace
+        The remaining channels of ``M`` (names kept), states ``[x_M; x_Δ]``.
+
+    Raises
+    ------
+    ShapeError
+        If ``Δ`` does not fit ``M``.
+    IllPosedError
+        If ``I − M11 Δ_D`` is singular.
+    """
+    SM, sM = to_abcd(M, "M")
+    SD, sD = to_abcd(Delta, "Delta")
+    if SD.p > SM.m or SD.m > SM.p:
+        raise ShapeError(f"lft_upper: Delta is {SD.p}×{SD.m} (outputs × inputs) but M is only "
+                         f"{SM.p}×{SM.m}")
+    R = star_abcd(SD, SM, SD.p, SD.m, what="upper LFT")
+    perm = np.r_[SD.n : SD.n + SM.n, 0 : SD.n]  # states [x_M; x_Δ]
+    R = ABCD(R.A[np.ix_(perm, perm)], R.B[perm], R.C[:, perm], R.D)
+    return _wrap(R, [sM, sD], _labels(sM, "u", SM.m)[SD.p :], _labels(sM, "y", SM.p)[SD.m :],
+                 _labels(sM, "x", SM.n) + _labels(sD, "x", SD.n))
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def _factor(X: np.ndarray, tol: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """``X = L R`` with ``L`` (p×r), ``R`` (r×q), r the numerical rank (SVD)."""
+    if X.size == 0:
+        return np.zeros((X.shape[0], 0)), np.zeros((0, X.shape[1]))
+    U, s, Vh = np.linalg.svd(X)
+    rtol = max(X.shape) * _EPS if tol is None else tol
+    r = int(np.sum(s > rtol * s[0])) if s[0] > 0 else 0
+    root = np.sqrt(s[:r])
+    return U[:, :r] * root, root[:, None] * Vh[:r]
+
+
+def _parameter(key: Any) -> Any:
+    if isinstance(key, str):
+        return ureal(key, 0.0, range=(-1.0, 1.0))
+    if isinstance(key, (UReal, UComplex)):
+        return key
+    raise UncertaintyError(f"a parameter key must be a name or a ureal/ucomplex, got {key!r}")
+
+
+def _big(M0: Any) -> tuple[np.ndarray, int, control.StateSpace | None]:
+    S, sys = to_abcd(M0, "M0")
+    return np.block([[S.A, S.B], [S.C, S.D]]), S.n, sys
+
+
+def _term(X: Any, shape: tuple[int, int], n: int, name: str) -> np.ndarray:
+    if isinstance(X, (control.StateSpace, control.TransferFunction)):
+        S, _ = to_abcd(X, name)
+        X = np.block([[S.A, S.B], [S.C, S.D]])
+    elif isinstance(X, tuple) and len(X) == 4:
+        m, p = shape[1] - n, shape[0] - n
+        parts = [np.zeros(s) if x is None else np.atleast_2d(np.asarray(x, dtype=float))
+                 for x, s in zip(X, [(n, n), (n, m), (p, n), (p, m)])]
+        if any(a.shape != s for a, s in zip(parts, [(n, n), (n, m), (p, n), (p, m)])):
+            raise ShapeError(f"coefficient of {name!r}: (A, B, C, D) shapes "
+                             f"{[a.shape for a in parts]} do not match M0 ({n} states, "
+                             f"{m} inputs, {p} outputs)")
+        X = np.block([[parts[0], parts[1]], [parts[2], parts[3]]])
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    if X.shape != shape:
+        raise ShapeError(f"coefficient of {name!r} has shape {X.shape}, M0 has shape {shape}"
+                         + (" ([[A, B], [C, D]])" if n else ""))
+    return X
+
+
+def _assemble(N: np.ndarray, nw: int, nz: int, n: int) -> ABCD:
+    """System from a static LFT matrix with inputs ``[w; x; u]`` and outputs
+    ``[z; ẋ; y]`` (states closed by integrators)."""
+    ri = np.r_[0:nz, nz + n : N.shape[0]]
+    ci = np.r_[0:nw, nw + n : N.shape[1]]
+    xs_r, xs_c = np.arange(nz, nz + n), np.arange(nw, nw + n)
+    return ABCD(N[np.ix_(xs_r, xs_c)], N[np.ix_(xs_r, ci)], N[np.ix_(ri, xs_c)], N[np.ix_(ri, ci)])
+
+
+def _finish(R: ABCD, blocks: list, params: list, sys0: control.StateSpace | None,
+            inputs: Sequence[str] | None, outputs: Sequence[str] | None,
+            states: Sequence[str] | None, name: str | None) -> USS:
+    nw = sum(b.nw for b in blocks)
+    nz = sum(b.nz for b in blocks)
+    m, p = R.m - nw, R.p - nz
+    G = USS._new(R, None if sys0 is None else sys0.dt, DeltaStructure(tuple(blocks)), params,
+                 _labels(sys0, "u", m), _labels(sys0, "y", p), _labels(sys0, "x", R.n), None)
+    return G.rename(inputs=inputs, outputs=outputs, states=states, name=name)
+
+
+def affine_lft(M0: Any, terms: Mapping[Any, Any], *, inputs: Sequence[str] | None = None,
+               outputs: Sequence[str] | None = None, states: Sequence[str] | None = None,
+               name: str | None = None, tol: float | None = None) -> USS:
+    """Uncertain matrix or system affine in its parameters, ``M(p) = M0 + Σ p_i M_i``.
+
+    Each parameter enters as ``p_i = c_i + s_i δ_i`` (see :func:`titop_lpv.robust.uss.ureal`),
+    so ``M = (M0 + Σ c_i M_i) + Σ δ_i (s_i M_i)``. Each ``s_i M_i`` is factorised by SVD as
+    ``L_i R_i`` with ``r_i = rank(M_i)`` columns, and the LFT is ``M = F_u(N, Δ)`` with
+    ``Δ = diag(δ_i I_{r_i})``, ``N = [[0, R], [L, M0 + Σ c_i M_i]]``: the repetitions are
+    the coefficient ranks, the minimum for an affine dependence.
+
+    Parameters
+    ----------
+    M0 : array_like or control.StateSpace
+        Constant term: a matrix (static result) or a system; for a system the dependence is
+        affine in the whole matrix ``[[A, B], [C, D]]``.
+    terms : mapping
+        ``{parameter: M_i}``. A parameter is a :func:`~titop_lpv.robust.uss.ureal` or
+        :func:`~titop_lpv.robust.uss.ucomplex` (``M_i`` multiplies its physical value) or a
+        name (``M_i`` multiplies a normalised real ``δ ∈ [−1, 1]`` with nominal 0). ``M_i``
+        has the shape of ``M0``; for a system, ``M_i`` is a StateSpace, an
+        ``(A_i, B_i, C_i, D_i)`` tuple (None for a zero matrix) or the matrix
+        ``[[A_i, B_i], [C_i, D_i]]``.
+    inputs, outputs, states : sequence of str, optional
+        Signal names (default: those of ``M0`` if it is a system, else ``u[i]``, ``y[i]``).
+    name : str, optional
+        Name of the result.
+    tol : float, optional
+        Singular values below ``tol·σ_max`` of a coefficient are discarded (default
+        ``max(shape)·eps``).
+
+    Returns
+    -------
+    USS
+        The uncertain system; ``G.delta`` has one real (or complex) block per parameter with
+        ``repeats = rank(M_i)`` (parameters with a zero coefficient are left out).
+
+    Raises
+    ------
+    ShapeError
+        If a coefficient's shape differs from ``M0``'s (the message names the parameter).
+    UncertaintyError
+        If a parameter appears twice or a key is not a parameter.
+    """
+    N0, n, sys0 = _big(M0)
+    centre = N0.astype(float).copy()
+    blocks, params, Ls, Rs, seen = [], [], [], [], set()
+    for key, Mi in terms.items():
+        atom = _parameter(key)
+        if atom.name in seen:
+            raise UncertaintyError(f"parameter {atom.name!r} appears twice in terms")
+        seen.add(atom.name)
+        Xi = _term(Mi, N0.shape, n, atom.name)
+        c, s = atom.affine()
+        centre += c * Xi
+        L, R = _factor(s * Xi, tol)
+        if L.shape[1]:
+            blocks.append(atom.block(L.shape[1]))
+            params.append(atom)
+            Ls.append(L)
+            Rs.append(R)
+    r = sum(L.shape[1] for L in Ls)
+    L = np.hstack(Ls) if Ls else np.zeros((N0.shape[0], 0))
+    R = np.vstack(Rs) if Rs else np.zeros((0, N0.shape[1]))
+    N = np.block([[np.zeros((r, r)), R], [L, centre]])
+    return _finish(_assemble(N, r, r, n), blocks, params, sys0, inputs, outputs, states, name)
+
+
+def polynomial_lft(M0: Any, terms: Mapping[Any, Any], *, inputs: Sequence[str] | None = None,
+                   outputs: Sequence[str] | None = None, states: Sequence[str] | None = None,
+                   name: str | None = None, tol: float | None = None,
+                   reduce_channels: bool = True) -> USS:
+    """Uncertain matrix or system polynomial in its parameters,
+    ``M(p) = M0 + Σ_k p_{k1} p_{k2} ⋯ M_k``.
+
+    Each coefficient is factorised by SVD, ``M_k = L_k R_k`` (``r_k = rank M_k``), and the
+    monomial is built as the product ``L_k (p_{k1} I_{r_k}) (p_{k2} I_{r_k}) ⋯ R_k`` of
+    uncertain systems; so a monomial of degree ``d`` uses ``d·r_k`` repetitions before the
+    optional :func:`reduce`.
+
+    Parameters
+    ----------
+    M0 : array_like or control.StateSpace
+        Constant term (matrix, or system: dependence of ``[[A, B], [C, D]]``).
+    terms : mapping
+        ``{monomial: M_k}``; a monomial is a parameter (ureal, ucomplex or a name, as in
+        :func:`affine_lft`) or a tuple of parameters, repeated for powers:
+        ``{("k", "k"): M2, "k": M1}`` is ``M1 k + M2 k²``.
+    inputs, outputs, states : sequence of str, optional
+        Signal names (default: those of ``M0`` if it is a system, else ``u[i]``, ``y[i]``).
+    name : str, optional
+        Name of the result.
+    tol : float, optional
+        Relative rank tolerance of the SVD factorisation (default ``max(shape)·eps``).
+    reduce_channels : bool, optional
+        Apply :func:`reduce` to the result (default True).
+
+    Returns
+    -------
+    USS
+        The uncertain system.
+
+    Raises
+    ------
+    ShapeError
+        If a coefficient's shape differs from ``M0``'s.
+    UncertaintyError
+        If two parameters with the same name have different specifications.
+    """
+    N0, n, sys0 = _big(M0)
+    total = as_uss(N0)
+    for key, Mk in terms.items():
+        mono = key if isinstance(key, tuple) else (key,)
+        atoms = [_parameter(k) for k in mono]
+        Xk = _term(Mk, N0.shape, n, "*".join(a.name for a in atoms))
+        L, R = _factor(Xk, tol)
+        if L.shape[1] == 0:
+            continue
+        term = as_uss(L)
+        for a in atoms:
+            term = term @ (a * np.eye(L.shape[1]))
+        total = total + term @ R
+    if reduce_channels:
+        total = reduce(total)[0]
+    S = total.abcd
+    nw, nz = total.delta.nw, total.delta.nz
+    N = np.block([[S.A, S.B], [S.C, S.D]])  # no states: N == D
+    return _finish(_assemble(N, nw, nz, n), list(total.delta.blocks),
+                   list(total.params.values()), sys0, inputs, outputs, states, name)
+
+
+# ---------------------------------------------------------------- reduction
+
+
+def _orth(X: np.ndarray, tol: float) -> np.ndarray:
+    if X.shape[1] == 0:
+        return X
+    U, s, _ = np.linalg.svd(X, full_matrices=False)
+    return U[:, : int(np.sum(s > tol))]
+
+
+def _reachable(Ab: np.ndarray, Bb: np.ndarray, tol: float) -> np.ndarray:
+    """Orthonormal basis of the smallest ``Ab``-invariant subspace containing ``range(Bb)``."""
+    Q = _orth(Bb, tol)
+    while True:
+        Q2 = _orth(np.hstack([Q, Ab @ Q]), tol)
+        if Q2.shape[1] == Q.shape[1]:
+            return Q
+        Q = Q2
+
+
+def reduce_abcd(S: ABCD, blocks: Sequence[tuple[str, int, int]], tol: float = 1e-10
+                ) -> tuple[ABCD, list[int]]:
+    """Remove uncontrollable and unobservable δ channels, one scalar block at a time.
+
+    Parameters
+    ----------
+    S : ABCD
+        LFT matrix, inputs ``[w; u]``, outputs ``[z; y]``.
+    blocks : sequence of (kind, nw, nz)
+        Block kinds ("real", "complex", "full") and channel counts, in order.
+    tol : float, optional
+        Relative rank tolerance (times ``max(1, ‖[[A, B], [C, D]]‖₂)``).
+
+    Returns
+    -------
+    (ABCD, list of int)
+        The reduced matrices and the new channel count of each block (full blocks unchanged).
+    """
+    n = S.n
+    N = np.block([[S.A, S.B], [S.C, S.D]])
+    tol_abs = tol * max(1.0, np.linalg.norm(N, 2)) if N.size else tol
+    sizes = [b[1] for b in blocks]
+    scalar = [b[0] in ("real", "complex") for b in blocks]
+    nz = [b[2] for b in blocks]
+    changed = True
+    while changed:
+        changed = False
+        for i, ok in enumerate(scalar):
+            r = sizes[i]
+            if not ok or r == 0:
+                continue
+            lo_r = n + sum(nz[:i])  # z rows of block i in N
+            lo_c = n + sum(sizes[:i])  # w columns of block i in N
+            for dual in (False, True):
+                zr, wc = np.arange(lo_r, lo_r + r), np.arange(lo_c, lo_c + r)
+                Ab = N[np.ix_(zr, wc)]
+                if dual:
+                    others = np.setdiff1d(np.arange(N.shape[0]), zr)
+                    V = _reachable(Ab.T, N[np.ix_(others, wc)].T, tol_abs)
+                else:
+                    others = np.setdiff1d(np.arange(N.shape[1]), wc)
+                    V = _reachable(Ab, N[np.ix_(zr, others)], tol_abs)
+                k = V.shape[1]
+                if k < r:  # z̃ = Vᵀ z, w = V w̃: δ I commutes with the change of basis
+                    N = np.vstack([N[:lo_r], V.T @ N[lo_r : lo_r + r], N[lo_r + r :]])
+                    N = np.hstack([N[:, :lo_c], N[:, lo_c : lo_c + r] @ V, N[:, lo_c + r :]])
+                    r = sizes[i] = nz[i] = k
+                    changed = True
+    return ABCD(N[:n, :n], N[:n, n:], N[n:, :n], N[n:, n:]), sizes
+
+
+def reduce(G: Any, tol: float = 1e-10) -> tuple[USS, dict[str, tuple[int, int]]]:
+    """Remove δ channels that are uncontrollable or unobservable, parameter by parameter.
+
+    For each repeated scalar block ``δ_i I_{r_i}`` the LFT, seen as a function of ``δ_i``
+    alone, is the 1-D system ``(A_i, B_i, C_i) = (M[z_i, w_i], M[z_i, rest], M[rest, w_i])``
+    (every other channel — states, other δ's, performance signals — counts as an input or
+    output): ``δ_i`` plays the part of ``1/s``. Its Kalman decomposition, with an orthogonal
+    change of basis (which commutes with ``δ_i I``), keeps only the controllable and
+    observable part. Blocks are visited repeatedly until none shrinks.
+
+    Guarantees: the reduced LFT equals the original one for every value of every δ (real or
+    complex) and every ``s`` where the original is well posed, up to rounding of orthogonal
+    transformations; on exit each scalar block's 1-D realisation is controllable and
+    observable within ``tol`` (1-D minimal in that parameter). It is *not* guaranteed to be
+    minimal as a multidimensional realisation (no polynomial-time test exists in general);
+    full (``ultidyn``) blocks and the states are left as they are.
+
+    Parameters
+    ----------
+    G : USS or convertible
+        The uncertain system.
+    tol : float, optional
+        Relative rank tolerance (times ``max(1, ‖M‖₂)``), default 1e-10.
+
+    Returns
+    -------
+    (USS, dict)
+        The reduced system (same signal names; a parameter whose channels all vanish is
+        dropped) and ``{name: (repeats_before, repeats_after)}`` for every block.
+    """
+    G = as_uss(G)
+    blocks = G.delta.blocks
+    R, sizes = reduce_abcd(G.abcd, [(b.kind, b.nw, b.nz) for b in blocks], tol)
+    new_blocks, params, report = [], [], {}
+    for b, nw in zip(blocks, sizes):
+        reps = b.repeats if b.kind == "full" else nw
+        report[b.name] = (b.repeats, reps)
+        if reps:
+            new_blocks.append(b.with_repeats(reps))
+            params.append(G.params[b.name])
+    out = USS._new(R, G.dt, DeltaStructure(tuple(new_blocks)), params, G.input_labels,
+                   G.output_labels, G.state_labels, G.name)
+    return out, report
