@@ -32,9 +32,9 @@ LAYERS: dict[str, int] = {
     "analysis": 4,
     "linear": 5,
     "io": 6,
-    "cli": 7,
-    "__init__": 8,
-    "__main__": 8,
+    "__init__": 7,  # the public API, gathered from the layers below
+    "cli": 8,  # the command line is a client of the public API
+    "__main__": 9,
 }
 ROBUST = "robust"
 
@@ -197,3 +197,48 @@ def test_the_upward_rule_is_the_table() -> None:
     assert not _allowed("robust.mu", "spatial.algebra")
     assert not _allowed("spatial.algebra", "robust.mu")
     assert _allowed("linear", "robust.uss")
+
+
+def _table_rows(text: str, header: str) -> list[str]:
+    """Rows of the first Markdown table whose header row starts with ``header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header}"))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_design_doc_layer_table_is_the_test_table() -> None:
+    # docs/design.md §1 states the layout; its table must be the one this test enforces
+    design = (PACKAGE.parent / "docs" / "design.md").read_text()
+    documented: dict[str, str] = {}
+    for row in _table_rows(design, "layer"):
+        layer, paths = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        for path in paths.replace("`", "").split(","):
+            documented[path.strip().removesuffix("/").removesuffix(".py")] = layer.split()[0]
+    expected = {name: str(number) for name, number in LAYERS.items() if name != "__main__"}
+    expected[ROBUST] = "1′"
+    assert documented == expected
+    for name in documented:  # every documented path exists, except the layer still to come
+        exists = (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file()
+        assert exists or name == "linear", name
+
+
+def test_readme_module_table_matches_the_tree() -> None:
+    readme = (PACKAGE.parent / "README.md").read_text()
+    named = set()
+    for row in _table_rows(readme, "module"):
+        first = row.strip("|").split("|")[0]
+        named |= {token.strip("`* ") for token in first.split(",")}
+    for token in named:
+        path = token.removeprefix("titop_lpv").lstrip(".").replace(".", "/")
+        assert (PACKAGE / path).is_dir() or (PACKAGE / f"{path}.py").is_file(), token
+    modules = {m for m, path in MODULES.items()
+               if path.name != "__init__.py" and m != "__main__"}
+    uncovered = [m for m in modules
+                 if not any(f"titop_lpv.{m}" == t or f"titop_lpv.{m}".startswith(t + ".")
+                            for t in named)]
+    assert not uncovered, f"modules the README table does not name: {sorted(uncovered)}"

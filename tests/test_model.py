@@ -2,7 +2,7 @@
 
 What is checked against what
 ----------------------------
-* ``examples/balloon.toml`` against the paper's Table 1 and DESIGN.md §4: the exact state,
+* ``examples/balloon.toml`` against the paper's Table 1 and docs/design.md §4: the exact state,
   output and parameter names, the default state (θ1,0 = 170°, θ2,0 = −170°) and parameters,
   and the TitopWarning for the balloon inertia (principal moments 3, 5, 17: 3 + 5 < 17).
 * The same model read from TOML, JSON, YAML, a dict and built with the Python ``System``

@@ -1,6 +1,6 @@
 """The O(n) TITOP recursion against a second, dense route, and its evaluation properties.
 
-DESIGN.md: "a second, independent route (mass matrix from inverse dynamics, then a dense
+docs/design.md: "a second, independent route (mass matrix from inverse dynamics, then a dense
 solve) exists only to test the first". On seeded random trees (free and fixed roots, 1 to 30
 bodies, revolute + prismatic + weld joints, random joint rotations, springs, loads and
 actuated inputs) the following are checked:

@@ -3,7 +3,7 @@
 What is checked against what
 ----------------------------
 Each invalid description (made by one edit of a valid three-body model) is checked against
-the contract of DESIGN.md §4 and ``titop_lpv.exceptions``: loading raises
+the contract of docs/design.md §4 and ``titop_lpv.exceptions``: loading raises
 :class:`titop_lpv.ModelError` (or :class:`~titop_lpv.ModelFileError` for unreadable files),
 never a bare ``KeyError``/``TypeError``; the problem line names the offending body, field,
 parameter or key; and every problem of a description is reported in the same error

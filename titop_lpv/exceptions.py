@@ -14,6 +14,7 @@ __all__ = [
     "ShapeError",
     "SimulationError",
     "TitopError",
+    "TitopWarning",
     "UnknownNameError",
 ]
 
@@ -28,6 +29,25 @@ class ModelError(TitopError, ValueError):
     All problems found in one validation pass are gathered in :attr:`problems`
     (one line each, naming the body, joint, load or field at fault) and
     reported together in the message.
+
+    Parameters
+    ----------
+    problems : str or list of str
+        One problem, or every problem found (one line each).
+    name : str, optional
+        Name of the model, quoted in the message's head.
+
+    Attributes
+    ----------
+    problems : list of str
+        The problems, one line each.
+
+    Examples
+    --------
+    >>> print(ModelError(["body 'b': mass -1 < 0", "joint 'j': zero axis"], name="arm"))
+    model 'arm' is invalid (2 problems):
+      - body 'b': mass -1 < 0
+      - joint 'j': zero axis
     """
 
     def __init__(self, problems: str | list[str], *, name: str | None = None):
@@ -44,7 +64,14 @@ class ModelError(TitopError, ValueError):
 
 
 class ModelFileError(ModelError):
-    """A model file cannot be read: missing, unknown format or malformed."""
+    """A model file cannot be read: missing, unknown format or malformed.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file; the whole message (and the one entry of
+        :attr:`problems`).
+    """
 
     def __init__(self, message: str):
         self.problems = [message]
@@ -59,6 +86,13 @@ class ParameterError(ModelError):
     outside the parameter's declared ``[min, max]``, or values that make a body's mass
     negative, its inertia indefinite, a joint rotation not orthonormal or a joint axis zero.
     :attr:`problems` names each parameter and body at fault.
+
+    Parameters
+    ----------
+    problems : str or list of str
+        One problem, or every problem found (one line each).
+    name : str, optional
+        Name of the model, quoted in the message.
     """
 
     def __init__(self, problems: str | list[str], *, name: str | None = None):
@@ -88,3 +122,7 @@ class DynamicsError(TitopError, ArithmeticError):
 
 class SimulationError(TitopError, RuntimeError):
     """The ODE solver stopped before the end of the time span."""
+
+
+class TitopWarning(UserWarning):
+    """A legal but suspicious model (e.g. an inertia that violates the triangle inequality)."""

@@ -25,8 +25,9 @@ from typing import Any
 import control
 import numpy as np
 
-from ..exceptions import TitopError, UnknownNameError
+from ..exceptions import ShapeError, TitopError
 from ..model.compiled import Model
+from ..names import index as name_index
 from .operating_point import OperatingPoint
 
 __all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
@@ -74,20 +75,29 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
 
     Parameters
     ----------
+    model : Model
+        The compiled model.
     x : array_like (n_states,)
+        State, in the order of ``model.state_names`` (SI units, angles in rad).
     u : array_like (n_inputs,), optional
+        Input, in the order of ``model.input_names``. Default: zero.
     params : dict or array_like, optional
-    parameters : bool
+        Parameter values, as :meth:`Model.param_vector` reads them: a dict ``name -> value``
+        (missing names take their default) or an array in ``model.param_names`` order.
+        Default: the model's defaults.
+    parameters : bool, default False
         Also compute ``∂f/∂p`` and ``∂h/∂p``.
-    outputs : bool
-        Compute ``C`` and ``D`` (default).
+    outputs : bool, default True
+        Compute ``C`` and ``D``; if false they are empty and ``y0`` is an empty array.
+
+    Returns
+    -------
+    Jacobians
     """
     x = np.asarray(x, dtype=float)
     n_x, n_u = model.n_states, model.n_inputs
     u = np.zeros(n_u) if u is None else np.asarray(u, dtype=float)
     if x.shape != (n_x,) or u.shape != (n_u,):
-        from ..exceptions import ShapeError
-
         raise ShapeError(f"jacobians needs x of shape ({n_x},) and u of shape ({n_u},); "
                          f"got {x.shape} and {u.shape}")
     p = np.asarray(model.param_vector(params), dtype=float)
@@ -119,20 +129,14 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
 def _select(names: Sequence[str], wanted: Sequence[str] | None, what: str) -> list[int]:
     if wanted is None:
         return list(range(len(names)))
-    out = []
-    for w in wanted:
-        key = w if w in names else w.replace(".", "_")
-        if key not in names:
-            raise UnknownNameError(f"unknown {what} {w!r}; {what}s are: {list(names)}")
-        out.append(list(names).index(key))
-    return out
+    return [name_index(w, names, what) for w in wanted]
 
 
 def _integrators(model: Model, A: np.ndarray, keep: list[int]) -> list[int]:
     """Floating-base position and Euler-angle states that are pure integrators."""
-    if model._base < 0:
+    if not model.floating_base:
         return []
-    base = model._base
+    base = model.base_index
     candidates = list(range(base + 6, base + 12))
     scale = max(1.0, float(np.max(np.abs(A))))
     return [s for s in candidates if s in keep
@@ -224,6 +228,7 @@ def linearize(
     Parameters
     ----------
     model : Model
+        The compiled model.
     op : OperatingPoint, optional
         From :func:`titop_lpv.analysis.trim`. Alternatively give ``x``, ``u``, ``params``.
     inputs, outputs : sequence of str, optional
@@ -236,6 +241,16 @@ def linearize(
     drop_integrators : bool
         Remove the floating base's position and Euler-angle states that are pure
         integrators (nothing depends on them: e.g. position and heading under buoyancy).
+    x : array_like (n_states,), optional
+        Operating state when ``op`` is not given (required then), in the order of
+        ``model.state_names``; ignored when ``op`` is given.
+    u : array_like (n_inputs,), optional
+        Operating input when ``op`` is not given (default: zero); ignored when ``op`` is
+        given.
+    params : dict or array_like, optional
+        Parameter values when ``op`` is not given (a dict ``name -> value`` or an array in
+        ``model.param_names`` order; default: the model's defaults); ignored when ``op`` is
+        given.
     tol : float
         The point must satisfy ``max |f(x₀, u₀)| <= tol`` over the kept states (like Drake's
         ``Linearize``). Default 1e-8.
@@ -272,6 +287,21 @@ def linearize(
     ------
     LinearizationError
         Not an equilibrium beyond ``tol`` (and ``drift`` is false), or an illegal drop.
+
+    Examples
+    --------
+    From the slider force to the lower pendulum of the balloon, at its hanging equilibrium
+    (the floating base's position and heading, pure integrators, are dropped):
+
+    >>> import titop_lpv as tl
+    >>> model = tl.load_model("examples/balloon.toml")
+    >>> free = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+    >>> op = tl.trim(model, free, guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2})
+    >>> sys = tl.linearize(model, op, ["slider_tau"], ["pendulum2_q"], drop_integrators=True)
+    >>> sys.nstates, sys.input_labels, sys.output_labels
+    (14, ['slider_tau'], ['pendulum2_q'])
+    >>> list(sys.dropped_states), set(sys.dropped_states.values())
+    (['balloon_x', 'balloon_y', 'balloon_z', 'balloon_psi'], {'integrator'})
     """
     if op is not None:
         if not isinstance(op, OperatingPoint):

@@ -19,6 +19,8 @@ import numpy as np
 
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
+from ..names import canonical, find, resolve
+from ..plots import plot_bode_overlay, plot_poles
 from ..progress import n_chunks, reporter
 from .linearize import linearize, named_statespace
 from .sweep import TrimSweep, trim_sweep
@@ -35,16 +37,37 @@ class LPVError(TitopError, ValueError):
 
 @dataclass(frozen=True)
 class PoleMap:
-    """Poles over the grid: ``poles[k]`` are the poles at ``values[k]`` of parameter ``name``."""
+    """Poles over the grid: ``poles[k]`` are the poles at ``values[k]`` of parameter ``name``.
+
+    Made by :meth:`LPVGrid.poles`.
+
+    Attributes
+    ----------
+    name : str
+        The grid parameter that labels the points.
+    values : ndarray (n_points,)
+        Its value at each grid point, in the order of ``LPVGrid.systems.flat``.
+    poles : ndarray (n_points, n_states) of complex
+        Poles [rad/s] of each point's state matrix, sorted (``numpy.sort_complex``); NaN
+        where the trim failed.
+    """
 
     name: str
     values: np.ndarray
     poles: np.ndarray  # (n_points, n_states) complex, NaN where the trim failed
 
     def plot(self, *, ax: Any = None) -> Figure:
-        """Poles in the complex plane, coloured by the parameter; returns the Figure."""
-        from ..plots import plot_poles
+        """Poles in the complex plane, coloured by the parameter; returns the Figure.
 
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into these axes (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return plot_poles(self, ax=ax)
 
 @dataclass(frozen=True)
@@ -52,7 +75,22 @@ class BodeOverlay:
     """Frequency responses over the grid (one curve per grid point).
 
     ``magnitude[k, i, j, :]`` and ``phase`` [rad] from input ``inputs[j]`` to output
-    ``outputs[i]`` at grid point ``values[k]``.
+    ``outputs[i]`` at grid point ``values[k]``. Made by :meth:`LPVGrid.bode`.
+
+    Attributes
+    ----------
+    name : str
+        The grid parameter that labels (colours) the curves.
+    values : ndarray (n_points,)
+        Its value at each grid point, in the order of ``LPVGrid.systems.flat``.
+    omega : ndarray (n_omega,)
+        Frequencies [rad/s].
+    magnitude : ndarray (n_points, n_outputs, n_inputs, n_omega)
+        Gain (absolute, not dB); NaN at points where the trim failed.
+    phase : ndarray (n_points, n_outputs, n_inputs, n_omega)
+        Phase [rad], unwrapped along ω; NaN at points where the trim failed.
+    inputs, outputs : tuple of str
+        The channels, in the order of the two middle axes.
     """
 
     name: str
@@ -64,9 +102,19 @@ class BodeOverlay:
     outputs: tuple[str, ...]
 
     def plot(self, output: str | None = None, input: str | None = None) -> Figure:
-        """Magnitude (dB) and phase (deg) against ω for one channel; returns the Figure."""
-        from ..plots import plot_bode_overlay
+        """Magnitude (dB) and phase (deg) against ω for one channel; returns the Figure.
 
+        Parameters
+        ----------
+        output : str, optional
+            Output channel, one of :attr:`outputs` (default: the first).
+        input : str, optional
+            Input channel, one of :attr:`inputs` (default: the first).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return plot_bode_overlay(self, output, input)
 
 @dataclass(frozen=True)
@@ -96,7 +144,7 @@ class LPVGrid:
 
     def _branch_tol(self, name: str) -> float:
         if isinstance(self.branch_tol, Mapping):
-            tols = {k.replace(".", "_"): float(v) for k, v in self.branch_tol.items()}
+            tols = {canonical(k): float(v) for k, v in self.branch_tol.items()}
             return tols.get(name, 0.5)
         return float(self.branch_tol)
 
@@ -120,8 +168,8 @@ class LPVGrid:
     def _flat_param(self, by: str | None) -> tuple[str, np.ndarray]:
         """The values of parameter ``by`` (default: the first axis) at every grid point,
         in the order of ``systems.flat``."""
-        name = next(iter(self.axes)) if by is None else by.replace(".", "_")
-        if name not in self.axes:
+        name = next(iter(self.axes)) if by is None else find(by, self.axes)
+        if name is None:
             raise UnknownNameError(f"by={by!r} is not a grid parameter; the grid is over "
                                    f"{list(self.axes)}")
         grids = np.meshgrid(*self.axes.values(), indexing="ij")
@@ -146,10 +194,7 @@ class LPVGrid:
         return PoleMap(name, vals, out)
 
     def _signal(self, name: str, pool: tuple[str, ...], what: str) -> str:
-        key = name if name in pool else name.replace(".", "_")
-        if key not in pool:
-            raise UnknownNameError(f"unknown {what} {name!r}; {what}s are {list(pool)}")
-        return key
+        return resolve(name, pool, what)
 
     def bode(self, omega: Any = None, inputs: Sequence[str] | None = None,
              outputs: Sequence[str] | None = None, *, by: str | None = None) -> BodeOverlay:
@@ -203,6 +248,24 @@ class LPVGrid:
         construction), every corner is an equilibrium, and the corners lie on one branch of
         equilibria: no free trim variable changes by more than :attr:`branch_tol` across the
         cell. Otherwise :class:`LPVError` says which condition failed.
+
+        Parameters
+        ----------
+        **values : float
+            The value of every grid parameter, by name (``grid.at(k=40.5)``), in the
+            parameter's unit; each must lie inside the grid's range.
+
+        Returns
+        -------
+        control.StateSpace
+            The interpolated model, with the grid's signal names and the
+            ``dropped_states``/``dropped_outputs`` of the corner models.
+
+        Raises
+        ------
+        LPVError
+            A missing or unknown parameter, a value outside the grid, a corner that is not an
+            equilibrium, or corners on different branches of equilibria.
         """
         missing = [k for k in self.axes if k not in values]
         extra = [k for k in values if k not in self.axes]
@@ -295,12 +358,15 @@ def linearize_sweep(
 
     Parameters
     ----------
+    model : Model
+        The compiled model.
     grid, free, fixed
         As in :func:`titop_lpv.trim_sweep` (``kind``, ``spin``, ``guess``, ``tol``,
         ``chunks`` ... go through ``**sweep_kwargs``).
     inputs, outputs, states, drop, drop_integrators
-        As in :func:`titop_lpv.analysis.linearize`; the state set chosen at the first successful point
-        is used for every point, and its ``dropped_states`` are reported on every system.
+        As in :func:`titop_lpv.analysis.linearize`; the state set chosen at the first
+        successful point is used for every point, and its ``dropped_states`` are reported
+        on every system.
     branch_tol : float or dict of str to float
         See :class:`LPVGrid` and :meth:`LPVGrid.at` (absolute, in each variable's unit).
     executor : concurrent.futures.Executor, optional
@@ -310,6 +376,10 @@ def linearize_sweep(
         ``True``: a text progress bar on stderr for each stage (``trim_sweep``, then
         ``linearize_sweep``); a callable ``f(done, total)`` is called for both stages;
         ``False``: silent.
+    **sweep_kwargs
+        Passed on to :func:`titop_lpv.trim_sweep` (``chunks``, ``strict``) and through it to
+        :func:`titop_lpv.trim` (``kind``, ``spin``, ``guess``, ``tol`` ...); ``chunks`` also
+        sets the number of chunks of the linearisation stage on an executor.
 
     Returns
     -------

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.linalg
 
 from ..exceptions import ShapeError
+from ..plots import plot_modal_table
 
 __all__ = ["ModalTable", "Mode", "modes"]
 
@@ -39,6 +40,26 @@ class Mode:
     For a rigid-body mode, ``dof`` numbers its rigid-body degree of freedom (its Jordan
     chain, from 0; -1 when the zero eigenvalue could not be attached to a chain) and
     ``level`` its place in the chain: 0 the displacement (null vector of ``A``), 1 its rate.
+
+    Attributes
+    ----------
+    eigenvalue : complex
+        The eigenvalue λ [rad/s] (for a complex pair, the one listed); exactly 0 for a
+        rigid-body mode attached to a Jordan chain.
+    wn : float
+        Natural frequency ``|λ|`` [rad/s].
+    zeta : float
+        Damping ratio ``−Re λ / |λ|``; NaN for a rigid-body mode.
+    rigid : bool
+        A rigid-body (zero) mode: ``|λ| <= zero_tol`` of :func:`modes`.
+    dominant : tuple of (str, float)
+        The dominant states with their share (participation factor, or for a rigid-body
+        mode the share of the squared vector norm), largest first.
+    dof : int, default -1
+        Rigid-body degree of freedom (Jordan chain) of a rigid-body mode, from 0; -1 for a
+        mode attached to no chain (and for every non-rigid mode).
+    level : int, default 0
+        Place of a rigid-body mode in its chain: 0 the displacement, 1 its rate, ...
     """
 
     eigenvalue: complex
@@ -69,7 +90,18 @@ class Mode:
 
 @dataclass(frozen=True)
 class ModalTable:
-    """The modes of a system, slowest first; renders as text, Markdown and HTML."""
+    """The modes of a system, slowest first; renders as text, Markdown and HTML.
+
+    Made by :func:`modes`; ``len(table)`` and ``table[k]`` give the number of modes and the
+    ``k``-th :class:`Mode`.
+
+    Attributes
+    ----------
+    modes : tuple of Mode
+        Rigid-body modes first, then the others by natural frequency.
+    name : str, default ""
+        Name of the system (shown in the title of the text rendering).
+    """
 
     modes: tuple[Mode, ...]
     name: str = ""
@@ -126,8 +158,6 @@ class ModalTable:
 
     def plot(self) -> Any:
         """The table and the poles as a matplotlib Figure (for reports)."""
-        from ..plots import plot_modal_table
-
         return plot_modal_table(self)
 
     def _repr_html_(self) -> str:
@@ -287,6 +317,24 @@ def modes(sys: Any, *, zero_tol: float = 1e-6, n_dominant: int = 3) -> ModalTabl
     ------
     ShapeError
         If ``A`` is not square.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = modes(np.array([[0.0, 1.0], [-4.0, -0.4]]))  # ω_n = 2 rad/s, ζ = 0.1
+    >>> len(table), round(table[0].wn, 6), round(table[0].zeta, 6), table[0].kind
+    (1, 2.0, 0.1, 'oscillatory')
+
+    The balloon linearised at its hanging equilibrium: four rigid-body modes, then five
+    oscillatory ones:
+
+    >>> import titop_lpv as tl
+    >>> model = tl.load_model("examples/balloon.toml")
+    >>> free = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+    >>> op = tl.trim(model, free, guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2})
+    >>> table = modes(tl.linearize(model, op, drop_integrators=True))
+    >>> len(table.rigid), [round(m.wn, 3) for m in table.flexible]
+    (4, [1.821, 1.835, 3.68, 6.497, 7.7])
     """
     A = np.asarray(getattr(sys, "A", sys), dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import UnknownNameError
+from ..names import find
 
 __all__ = ["OperatingPoint"]
 
@@ -97,13 +98,13 @@ class OperatingPoint:
 
     def __getitem__(self, name: str) -> float:
         """Value of a state, input or parameter by name (``"slider_q"`` or ``"slider.q"``)."""
-        for key in (name, name.replace(".", "_")):
-            if key in self.state_names:
-                return float(self.x[self.state_names.index(key)])
-            if key in self.input_names:
-                return float(self.u[self.input_names.index(key)])
-            if key in self.params:
-                return float(self.params[key])
+        key = find(name, (*self.state_names, *self.input_names, *self.params))
+        if key in self.state_names:
+            return float(self.x[self.state_names.index(key)])
+        if key in self.input_names:
+            return float(self.u[self.input_names.index(key)])
+        if key is not None:
+            return float(self.params[key])
         raise UnknownNameError(f"no state, input or parameter {name!r} in this operating point")
 
     def as_dict(self) -> dict[str, float]:

@@ -11,6 +11,8 @@ import numpy as np
 
 from ..exceptions import ShapeError, UnknownNameError
 from ..model.compiled import Model
+from ..names import find
+from ..plots import plot_comparison
 from .operating_point import OperatingPoint
 from .simulate import simulate
 
@@ -50,9 +52,17 @@ class ResponseComparison:
         return float(np.max(np.abs(self.error)))
 
     def plot(self, names: list[str] | None = None) -> Figure:
-        """Nonlinear (solid) and linear (dashed) outputs, one subplot each; returns the Figure."""
-        from ..plots import plot_comparison
+        """Nonlinear (solid) and linear (dashed) outputs, one subplot each; returns the Figure.
 
+        Parameters
+        ----------
+        names : list of str, optional
+            Outputs to plot, as spelled in :attr:`outputs` (default: all of them).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return plot_comparison(self, names)
 def compare_response(
     model: Model,
@@ -76,8 +86,15 @@ def compare_response(
         Initial deviation ``name -> δx`` (states of ``sys``).
     u : dict or callable, optional
         Input deviation ``name -> δu`` (constant) or ``u(t) -> dict`` over ``sys``'s inputs.
-    t_final, n_points
-        Time span [s] and number of samples.
+    t_final : float, default 5.0
+        End of the simulation [s]; both responses start at 0.
+    n_points : int, default 501
+        Number of evenly spaced samples over ``[0, t_final]``.
+    rtol, atol : float
+        Relative and absolute tolerances of the nonlinear simulation (passed to
+        :func:`titop_lpv.simulate`, hence to ``solve_ivp``); default 1e-10 and 1e-12, tighter
+        than :func:`titop_lpv.simulate`'s so that the difference measures the
+        linearisation, not the integration error.
 
     Returns
     -------
@@ -87,8 +104,8 @@ def compare_response(
     states = list(sys.state_labels)
     dx = np.zeros(len(states))
     for name, value in (x0_offset or {}).items():
-        key = name.replace(".", "_")
-        if key not in states:
+        key = find(name, states)
+        if key is None:
             raise UnknownNameError(f"x0_offset: {name!r} is not a state of the linear model "
                                    f"{states}")
         dx[states.index(key)] = float(value)
@@ -98,8 +115,8 @@ def compare_response(
         vals = u(t) if callable(u) else (u or {})
         out = np.zeros(len(inputs))
         for name, value in vals.items():
-            key = name.replace(".", "_")
-            if key not in inputs:
+            key = find(name, inputs)
+            if key is None:
                 raise UnknownNameError(f"u: {name!r} is not an input of the linear model "
                                        f"{inputs}")
             out[inputs.index(key)] = float(value)

@@ -11,6 +11,9 @@ from scipy.integrate import solve_ivp
 
 from ..exceptions import ShapeError, SimulationError, UnknownNameError
 from ..model.compiled import Model
+from ..names import canonical, find
+from ..plots import plot_signals
+from ..progress import Progress
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -57,16 +60,28 @@ class Trajectory:
 
     def __getitem__(self, name: str) -> np.ndarray:
         """Time history of a state, output or input by name (``"slider_q"`` or ``"slider.q"``)."""
-        for key in (name, name.replace(".", "_")):
-            for names, data in ((self.state_names, self.x), (self.output_names, self.y),
-                                (self.input_names, self.u)):
-                if key in names:
-                    return data[:, names.index(key)]
+        key = find(name, self.names)
+        for names, data in ((self.state_names, self.x), (self.output_names, self.y),
+                            (self.input_names, self.u)):
+            if key in names:
+                return data[:, names.index(key)]
         raise UnknownNameError(f"no signal {name!r} in this trajectory; signals are: "
                                f"{list(self.names)}")
 
     def at(self, time: float) -> dict[str, float]:
-        """Every signal linearly interpolated at ``time`` [s]."""
+        """Every signal linearly interpolated at ``time`` [s].
+
+        Parameters
+        ----------
+        time : float
+            Time [s]; outside the simulated span the end values are returned
+            (``numpy.interp``).
+
+        Returns
+        -------
+        dict of str to float
+            ``name -> value`` for every name of :attr:`names`.
+        """
         return {n: float(np.interp(time, self.t, self[n])) for n in self.names}
 
     def plot(self, names: Sequence[str] | None = None, *, ncols: int | None = None,
@@ -78,12 +93,17 @@ class Trajectory:
         names : sequence of str, optional
             Signals to plot (default: the outputs).
         ncols : int, optional
-            Columns of the subplot grid (default 3 when more than 3 signals).
-        """
-        from ..plots import plot_signals
+            Columns of the subplot grid (default 3 when more than 3 signals, else one per
+            signal).
+        title : str, optional
+            Figure title (default: none).
 
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         names = list(names) if names is not None else list(self.output_names)
-        series = {n.replace(".", "_"): self[n] for n in names}  # unknown names raise here
+        series = {canonical(n): self[n] for n in names}  # unknown names raise here
         return plot_signals(self.t, series, self.units, ncols=ncols, title=title)
 
 
@@ -116,7 +136,10 @@ def simulate(
     params : dict, optional
         Parameter values (defaults otherwise).
     t_eval : array_like, optional
-        Output times (default: ``n_points`` evenly spaced over ``t_span``).
+        Output times [s] (default: ``n_points`` evenly spaced over ``t_span``).
+    n_points : int, default 1001
+        Number of evenly spaced output times when ``t_eval`` is not given (both ends
+        included); ignored otherwise.
     method, rtol, atol, max_step
         Passed to ``solve_ivp``. With the defaults (DOP853, 1e-9, 1e-11) the energy of the
         undamped balloon (about 107 J exchanged between kinetic and potential) drifts by
@@ -177,8 +200,6 @@ def _progress(progress: Any, t0: float, t1: float) -> Callable[..., None] | None
     if not progress:
         return None
     import time
-
-    from ..progress import Progress
 
     bar = Progress(100, "simulate") if progress is True else None
     state = {"start": time.perf_counter(), "last": 0.0}

@@ -23,6 +23,8 @@ import numpy as np
 
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
+from ..names import find
+from ..plots import plot_sweep
 from ..progress import n_chunks, reporter
 from .operating_point import OperatingPoint
 from .trim import TrimError, TrimSpecError, trim
@@ -68,7 +70,19 @@ class TrimSweep:
         return self.points[index]
 
     def values(self, name: str) -> np.ndarray:
-        """A state, input or parameter over the grid (NaN where the trim failed)."""
+        """A state, input or parameter over the grid (NaN where the trim failed).
+
+        Parameters
+        ----------
+        name : str
+            A state, input or parameter name (``"slider_q"`` or ``"slider.q"``), as
+            :class:`OperatingPoint` reads it.
+
+        Returns
+        -------
+        ndarray
+            The value at every grid point, of shape :attr:`shape`.
+        """
         return np.vectorize(lambda op: op[name] if op.success else np.nan,
                             otypes=[float])(self.points)
 
@@ -89,9 +103,18 @@ class TrimSweep:
         return "\n".join(lines)
 
     def plot(self, names: Sequence[str]) -> Figure:
-        """Each name against the first grid parameter (one line per value of the others)."""
-        from ..plots import plot_sweep
+        """Each name against the first grid parameter (one line per value of the others).
 
+        Parameters
+        ----------
+        names : sequence of str
+            States, inputs or parameters to plot, one subplot each (as :meth:`values` reads
+            them).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return plot_sweep(self, names)
 
 def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -210,7 +233,7 @@ def trim_sweep(
     free = list(free)
     for what, names in (("free", free), ("fixed", list(fixed or {}))):
         for name in names:
-            if str(name).replace(".", "_") in axes:
+            if find(str(name), axes) is not None:
                 raise TrimSpecError(f"{name!r} is both a grid parameter and {what}: the grid "
                                     "sets its value at every point")
     base_params = dict(trim_kwargs.get("params") or {})

@@ -30,7 +30,9 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from ..exceptions import TitopError, UnknownNameError
-from ..model.compiled import FREE, REVOLUTE, Model
+from ..model.compiled import Model
+from ..multibody.joints import FREE, REVOLUTE
+from ..names import find
 from ..spatial.algebra import skew
 from ..spatial.euler import dcm_to_euler, euler_to_dcm
 from . import trim_solver as ts
@@ -53,6 +55,13 @@ class TrimError(TitopError, RuntimeError):
 
     The message quotes the largest residual, the tolerance and the reason (solver status,
     rank of the Jacobian, evaluation budget, or a spin that is not a relative equilibrium).
+
+    Parameters
+    ----------
+    op : OperatingPoint
+        The best point found; its residual, tolerance, kind and message make the message.
+    where : str, optional
+        Where the trim was attempted (e.g. the grid point of a sweep), quoted in the message.
 
     Attributes
     ----------
@@ -85,18 +94,11 @@ def _names(model: Model) -> dict[str, tuple[str, int]]:
 
 
 def _resolve(table: dict[str, tuple[str, int]], name: str, what: str) -> str:
-    for key in (name, name.replace(".", "_")):
-        if key in table:
-            return key
+    key = find(name, table)
+    if key is not None:
+        return key
     raise UnknownNameError(f"{what}: unknown variable {name!r}; states, inputs and parameters "
                            f"are: {list(table)}")
-
-
-def _velocity_states(model: Model) -> list[int]:
-    idx = list(range(model._base, model._base + 6)) if model._base >= 0 else []
-    idx += [int(model.qd_index[i]) for i in range(len(model.body_names))
-            if model.kind[i] >= REVOLUTE]
-    return idx
 
 
 def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set[str],
@@ -115,7 +117,7 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set
     rate = float(spin["rate"])
     b = model.body_index(body)
     if model.kind[b] == FREE:
-        base = model._base
+        base = model.base_index
         x[base + 3:base + 6] = rate * axis
         cyclic = list(model.state_names[base + 6:base + 12])
         for name in model.state_names[base:base + 3]:  # the origin's velocity adjusts
@@ -127,8 +129,8 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set
             raise TrimSpecError(f"spin: axis {axis.tolist()} is not the axis "
                                 f"{joint_axis.tolist()} of body {body!r}'s revolute joint")
         x[model.qd_index[b]] = rate * float(joint_axis @ axis)
-        if model._base >= 0:  # the floating base (if any) does not move
-            x[model._base:model._base + 6] = 0.0
+        if model.floating_base:  # the floating base (if any) does not move
+            x[model.base_index:model.base_index + 6] = 0.0
         cyclic = [model.state_names[model.q_index[b]]]
     else:
         raise TrimSpecError(f"spin: body {body!r} must be the floating base or have a revolute "
@@ -215,6 +217,17 @@ def trim(
         Inconsistent specification, naming the variable.
     TrimError
         ``strict`` and the residual exceeds ``tol``.
+
+    Examples
+    --------
+    The hanging equilibrium of the paper's balloon (the repository's example model):
+
+    >>> import titop_lpv as tl
+    >>> model = tl.load_model("examples/balloon.toml")
+    >>> free = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+    >>> op = tl.trim(model, free, guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2})
+    >>> op.success, op.residual_norm <= 1e-10, op.free
+    (True, True, ('balloon_phi', 'balloon_theta', 'slider_q', 'pendulum1_q', 'pendulum2_q'))
     """
     if kind not in ("static", "spin"):
         raise TrimSpecError(f"kind must be 'static' or 'spin', got {kind!r}")
@@ -253,7 +266,7 @@ def trim(
         bad = [model.state_names[i] for i in np.flatnonzero(~np.isfinite(x))]
         raise TrimSpecError(f"x0: not finite for {bad}")
     u = np.zeros(model.n_inputs)
-    velocities = set(_velocity_states(model))
+    velocities = set(model.velocity_indices())
     vel_names = {model.state_names[i] for i in velocities}
     cyclic: list[str] = []
     spin_spec = None
@@ -266,8 +279,8 @@ def trim(
     else:
         x[model.qd_index[model.kind >= REVOLUTE]] = 0.0
         cyclic, spin_spec = _spin_setup(model, spin, x, set(fixed_vals), free_list)
-        allowed = (set(model.state_names[model._base:model._base + 3]) if model._base >= 0
-                   else set())
+        base = model.base_index
+        allowed = set(model.state_names[base:base + 3]) if model.floating_base else set()
         for key in free_list:
             if key in cyclic:
                 raise TrimSpecError(f"{key!r} is cyclic in a steady spin and cannot be free")
@@ -328,7 +341,7 @@ def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
     rate = float(spin["rate"])
     t = angles / abs(rate) if rate else angles
     if model.kind[b] == FREE:
-        base = model._base
+        base = model.base_index
         K = skew(np.asarray(spin["axis"], dtype=float))
         K2 = K @ K
         th = (rate * t)[:, None, None]

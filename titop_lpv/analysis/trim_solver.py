@@ -29,7 +29,23 @@ RANK_TOL = 1e-9  # relative threshold on singular values / QR pivots for the num
 
 @dataclass
 class Problem:
-    """Index maps between the unknown vector z and the model's (x, u, p)."""
+    """Index maps between the unknown vector z and the model's (x, u, p).
+
+    Attributes
+    ----------
+    model : Model
+        The compiled model.
+    x, u, p : ndarray
+        The state, input and parameter vectors that hold the fixed values; the free entries
+        are overwritten from ``z``.
+    free : list of str
+        Names of the free variables, in the order of ``z``.
+    where : list of (str, int)
+        For each free variable, the vector it sits in (``"x"``, ``"u"`` or ``"p"``) and its
+        index there.
+    eq_index : ndarray of int
+        Indices of the states whose derivatives are the equations (the residual).
+    """
 
     model: Model
     x: np.ndarray
@@ -40,6 +56,19 @@ class Problem:
     eq_index: np.ndarray  # state indices whose derivatives are the equations
 
     def assemble(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The model's ``(x, u, p)`` with the free entries taken from ``z``.
+
+        Parameters
+        ----------
+        z : ndarray (..., n_free)
+            Values of the free variables (real or complex; leading axes are a batch).
+
+        Returns
+        -------
+        x, u, p : ndarray
+            Of shapes ``(..., n_states)``, ``(..., n_inputs)`` and ``(..., n_params)`` (``p``
+            is :attr:`p` itself, unbatched, when no parameter is free).
+        """
         batch = z.shape[:-1]
         dtype = np.result_type(z, float)
         X = np.array(np.broadcast_to(self.x, (*batch, self.x.size)), dtype=dtype)
@@ -52,10 +81,34 @@ class Problem:
         return X, U, P
 
     def residual(self, z: np.ndarray) -> np.ndarray:
+        """The equations at ``z``: the derivatives of the :attr:`eq_index` states.
+
+        Parameters
+        ----------
+        z : ndarray (..., n_free)
+            Values of the free variables (leading axes are a batch).
+
+        Returns
+        -------
+        ndarray (..., n_equations)
+        """
         X, U, P = self.assemble(z)
         return self.model.dynamics(0.0, X, U, P)[..., self.eq_index]
 
     def jacobian(self, z: np.ndarray, columns: list[int] | None = None) -> np.ndarray:
+        """Exact Jacobian of :meth:`residual` at ``z`` (complex step, one batched call).
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            Values of the free variables.
+        columns : list of int, optional
+            Differentiate only with respect to these free variables (default: all).
+
+        Returns
+        -------
+        ndarray (n_equations, len(columns))
+        """
         cols = list(range(z.size)) if columns is None else columns
         if not cols:
             return np.zeros((self.eq_index.size, 0))
@@ -77,6 +130,18 @@ def dependent(prob: Problem, z0: np.ndarray) -> list[int]:
     in the order of ``prob.free``. A zero column (the equations do not depend on the
     variable) is always dependent; two columns that stay parallel (two coaxial hinges of
     which only the sum of the angles matters) give one dependent variable.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+    z0 : ndarray (n_free,)
+        The point (values of the free variables) around which the Jacobians are sampled.
+
+    Returns
+    -------
+    list of int
+        Indices (into ``prob.free``) of the dependent free variables, sorted.
     """
     rng = np.random.default_rng(0)
     n_eq = max(1, prob.eq_index.size)
@@ -117,6 +182,15 @@ class Evaluator:
 
     One residual evaluation counts 1; one Jacobian (a single batched complex-step call
     over every free variable) counts 1.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem to evaluate.
+    budget : int
+        Number of evaluations allowed (``max_nfev``); one more raises :class:`BudgetError`.
+    z0 : ndarray (n_free,)
+        Starting point: the best point until a finite residual is seen.
     """
 
     def __init__(self, prob: Problem, budget: int, z0: np.ndarray):
@@ -129,6 +203,26 @@ class Evaluator:
         self.count += 1
 
     def residual(self, z: np.ndarray) -> np.ndarray:
+        """:meth:`Problem.residual` at ``z``, counted, remembering the best point seen.
+
+        A point that takes a free parameter out of its declared range gives a NaN residual
+        (except at the first evaluation, the user's own start, where the
+        :class:`ParameterError` propagates).
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            Values of the free variables.
+
+        Returns
+        -------
+        ndarray (n_equations,)
+
+        Raises
+        ------
+        BudgetError
+            The budget is used up.
+        """
         self._spend()
         try:
             r = self.prob.residual(z)
@@ -144,6 +238,22 @@ class Evaluator:
         return r
 
     def jacobian(self, z: np.ndarray) -> np.ndarray:
+        """:meth:`Problem.jacobian` at ``z``, counted as one evaluation.
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            Values of the free variables.
+
+        Returns
+        -------
+        ndarray (n_equations, n_free)
+
+        Raises
+        ------
+        BudgetError
+            The budget is used up.
+        """
         self._spend()
         return self.prob.jacobian(z)
 
@@ -156,6 +266,24 @@ def newton(ev: Evaluator, z: np.ndarray, tol: float,
     ``False`` as soon as it stalls, for the trust-region solver to take over from
     ``ev.best_z``. Trial points are projected into ``bounds`` (free parameters stay in their
     declared ranges). Raises :class:`BudgetError` with the evaluation budget.
+
+    Parameters
+    ----------
+    ev : Evaluator
+        Evaluates (and counts) the residual and the Jacobian; keeps the best point.
+    z : ndarray (n_free,)
+        Starting point.
+    tol : float
+        Tolerance on ``max |r|``; the iteration stops early at ``1e-3 * tol``.
+    bounds : (ndarray, ndarray)
+        Lower and upper bounds of the free variables (from :func:`bounds`).
+    max_iter : int, default 30
+        Largest number of Gauss-Newton steps.
+
+    Returns
+    -------
+    bool
+        Whether ``max |r| <= tol`` at the last point.
     """
     r = ev.residual(z)
     for _ in range(max_iter):
@@ -178,7 +306,17 @@ def newton(ev: Evaluator, z: np.ndarray, tol: float,
 
 
 def rank(J: np.ndarray) -> int:
-    """Numerical rank of J (singular values above RANK_TOL times the largest)."""
+    """Numerical rank of J (singular values above RANK_TOL times the largest).
+
+    Parameters
+    ----------
+    J : ndarray (m, n)
+        The matrix (a Jacobian); an empty one has rank 0.
+
+    Returns
+    -------
+    int
+    """
     if J.size == 0:
         return 0
     sv = np.linalg.svd(J, compute_uv=False)
@@ -186,7 +324,26 @@ def rank(J: np.ndarray) -> int:
 
 
 def diagnosis(status: str, r: np.ndarray, J: np.ndarray, max_nfev: int) -> str:
-    """Why a solve did not reach the tolerance, from the solver status and rank(J)."""
+    """Why a solve did not reach the tolerance, from the solver status and rank(J).
+
+    Parameters
+    ----------
+    status : str
+        How the solvers ended: ``"budget"`` (the evaluation budget was used up), or another
+        status (``"minimum"``: the trust-region solver converged, ``"none"``), which is
+        explained from ``r`` and ``J``.
+    r : ndarray (n_equations,)
+        Residual at the best point found.
+    J : ndarray (n_equations, n_free)
+        Jacobian of the residual there.
+    max_nfev : int
+        The evaluation budget, quoted in the message.
+
+    Returns
+    -------
+    str
+        A sentence (no trailing period).
+    """
     n_eq, n_free = J.shape
     if status == "budget":
         return (f"the evaluation budget max_nfev = {max_nfev} was used up before the "
@@ -213,16 +370,40 @@ def diagnosis(status: str, r: np.ndarray, J: np.ndarray, max_nfev: int) -> str:
 
 
 def bounds(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds of the unknowns: a free parameter stays in its declared ``[min, max]``."""
+    """Bounds of the unknowns: a free parameter stays in its declared ``[min, max]``.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+
+    Returns
+    -------
+    lb, ub : ndarray (n_free,)
+        Lower and upper bounds (``-inf``/``inf`` for free states and inputs).
+    """
     lb, ub = np.full(len(prob.free), -np.inf), np.full(len(prob.free), np.inf)
     for k, (kind, i) in enumerate(prob.where):
         if kind == "p":
-            lb[k], ub[k] = prob.model._param_bounds[i]
+            lb[k], ub[k] = prob.model.param_bounds[i]
     return lb, ub
 
 
 def at_bounds(prob: Problem, z: np.ndarray) -> str:
-    """A sentence naming the free parameters that ended on a declared bound (or nothing)."""
+    """A sentence naming the free parameters that ended on a declared bound (or nothing).
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+    z : ndarray (n_free,)
+        The point where the solve ended.
+
+    Returns
+    -------
+    str
+        ``"; free parameter(s) stopped on ..."`` to append to a message, or ``""``.
+    """
     lb, ub = bounds(prob)
     hits = [f"{prob.free[k]!r} = {z[k]:.6g} (declared range [{lb[k]:.6g}, {ub[k]:.6g}])"
             for k in range(z.size)

@@ -283,6 +283,11 @@ def _matlab(rec: dict[str, Any]) -> dict[str, Any]:
 def load_linear(path: str | Path) -> control.StateSpace | LPVGrid:
     """Read what :func:`save_linear` wrote.
 
+    Parameters
+    ----------
+    path : str or Path
+        The file :func:`save_linear` wrote (``.mat``, ``.npz`` or ``.json``).
+
     Returns
     -------
     control.StateSpace or LPVGrid

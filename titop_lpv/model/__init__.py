@@ -1,5 +1,6 @@
 """Model description, builder, validation, file loading and the compiled ``Model``."""
 
+from ..exceptions import TitopWarning
 from .builder import System
 from .compiled import Model
 from .description import (
@@ -17,7 +18,6 @@ from .description import (
     WrenchInput,
 )
 from .files import load_model, read_description
-from .validate import TitopWarning
 
 __all__ = [
     "Body",

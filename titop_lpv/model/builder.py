@@ -1,4 +1,4 @@
-"""The :class:`System` builder and the model-file schema (DESIGN.md §4).
+"""The :class:`System` builder and the model-file schema (docs/design.md §4).
 
 A :class:`System` is a mutable description that :meth:`System.compile` validates as a
 whole and turns into an immutable :class:`~titop_lpv.model.compiled.Model`. The same
@@ -14,8 +14,9 @@ object is produced from a schema dict (:meth:`System.from_dict`, used by
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .compiled import Model, compile_system
 from .description import (
     JOINT_TYPES,
     LOAD_TYPES,
@@ -31,9 +32,6 @@ from .description import (
     WrenchInput,
     freeze,
 )
-
-if TYPE_CHECKING:
-    from .compiled import Model
 
 __all__ = ["System"]
 
@@ -53,7 +51,8 @@ class System:
     gravity : vector of 3 numbers or parameter names
         Uniform acceleration field ``g`` [m/s²], inertial frame.
     euler : str
-        Euler sequence of floating-base attitudes (see :mod:`titop_lpv.spatial.euler`), e.g. ``"321"``.
+        Euler sequence of floating-base attitudes (see :mod:`titop_lpv.spatial.euler`),
+        e.g. ``"321"``.
     """
 
     def __init__(self, name: str = "model", *, gravity: Any = (0.0, 0.0, 0.0), euler: str = "321"):
@@ -79,7 +78,25 @@ class System:
         unit: str = "",
         description: str = "",
     ) -> str:
-        """Declare a parameter; returns its name, to be used in numeric fields."""
+        """Declare a parameter; returns its name, to be used in numeric fields.
+
+        Parameters
+        ----------
+        name : str
+            Identifier, used in place of a number in numeric fields.
+        value : float
+            Default (nominal) value, in ``unit``.
+        min, max : float, optional
+            Declared validity range (checked on run-time values; used by sweeps and
+            uncertainty models). Default: unbounded.
+        unit, description : str, optional
+            Free text for reports.
+
+        Returns
+        -------
+        str
+            ``name``. Declaring a name twice is a problem reported by :meth:`compile`.
+        """
         if name in self.parameters:
             self.problems.append(f"parameter {name!r}: declared twice")
         self.parameters[name] = Parameter(name, freeze(value), freeze(min), freeze(max), unit,
@@ -97,7 +114,34 @@ class System:
         com: Any = (0.0, 0.0, 0.0),
         ports: dict[str, Any] | None = None,
     ) -> Body:
-        """Add a body attached by ``joint`` to ``parent`` (``None``, ``"b"`` or ``"b.port"``)."""
+        """Add a body attached by ``joint`` to ``parent`` (``None``, ``"b"`` or ``"b.port"``).
+
+        Parameters
+        ----------
+        name : str
+            Identifier (letters, digits, underscores).
+        joint : Joint
+            How the body hangs from its parent: :class:`Free`, :class:`Weld`,
+            :class:`Revolute` or :class:`Prismatic`.
+        parent : str, optional
+            ``None`` (the world: the root body), ``"body"`` (the parent's origin) or
+            ``"body.port"``.
+        mass : number or str
+            Mass [kg] or a parameter name; required (:meth:`compile` reports it missing);
+            0 for a massless connection body.
+        inertia : 3×3 numbers or parameter names, optional
+            Inertia ``I_B`` at the centre of mass [kg m²], body frame (default: a point
+            mass).
+        com : 3 numbers or parameter names, optional
+            ``PB``: origin → centre of mass [m], body frame. Default ``(0, 0, 0)``.
+        ports : dict, optional
+            Named points ``name -> PC`` [m], body frame (``origin`` and ``com`` are
+            reserved).
+
+        Returns
+        -------
+        Body
+        """
         body = Body(
             name=name,
             joint=joint,
@@ -111,33 +155,124 @@ class System:
         return body
 
     def load(self, load: Load) -> Load:
-        """Add a constant external load (:class:`Buoyancy`, :class:`Force`, :class:`Torque`)."""
+        """Add a constant external load (:class:`Buoyancy`, :class:`Force`, :class:`Torque`).
+
+        Parameters
+        ----------
+        load : Load
+            The load record.
+
+        Returns
+        -------
+        Load
+            ``load``.
+        """
         self.loads.append(load)
         return load
 
     def buoyancy(self, body: str, point: str = "com", fraction: Any = 1.0) -> Load:
-        """Add buoyancy ``−fraction · m_total · g`` at ``point`` of ``body``."""
+        """Add buoyancy ``−fraction · m_total · g`` at ``point`` of ``body``.
+
+        Parameters
+        ----------
+        body : str
+            The body the force acts on.
+        point : str, optional
+            ``"com"`` (default), ``"origin"`` or a port of the body.
+        fraction : number or str, optional
+            Fraction of the total weight lifted (default 1), or a parameter name.
+
+        Returns
+        -------
+        Load
+            The :class:`Buoyancy` record.
+        """
         return self.load(Buoyancy(body=body, point=point, fraction=freeze(fraction)))
 
     def force(self, body: str, force: Any, point: str = "origin", frame: str = "inertial") -> Load:
-        """Add a constant force [N] at ``point`` of ``body``."""
+        """Add a constant force [N] at ``point`` of ``body``.
+
+        Parameters
+        ----------
+        body : str
+            The body the force acts on.
+        force : 3 numbers or parameter names
+            The force [N].
+        point : str, optional
+            ``"origin"`` (default), ``"com"`` or a port of the body.
+        frame : str, optional
+            ``"inertial"`` (default) or ``"body"``: the frame of the components.
+
+        Returns
+        -------
+        Load
+            The :class:`Force` record.
+        """
         return self.load(Force(body=body, force=freeze(force), point=point, frame=frame))
 
     def torque(self, body: str, torque: Any, frame: str = "inertial") -> Load:
-        """Add a constant torque [N m] on ``body``."""
+        """Add a constant torque [N m] on ``body``.
+
+        Parameters
+        ----------
+        body : str
+            The body the torque acts on.
+        torque : 3 numbers or parameter names
+            The torque [N m].
+        frame : str, optional
+            ``"inertial"`` (default) or ``"body"``: the frame of the components.
+
+        Returns
+        -------
+        Load
+            The :class:`Torque` record.
+        """
         return self.load(Torque(body=body, torque=freeze(torque), frame=frame))
 
     def loop(self, a: str, b: str, *, stiffness: Any = (0.0,) * 6, damping: Any = (0.0,) * 6,
              name: str | None = None) -> Loop:
         """Close a kinematic loop between the points ``a`` and ``b`` (``"body.port"``) with a
         spring-damper (see :class:`~titop_lpv.model.description.Loop`): ``stiffness`` and
-        ``damping`` are ``[x, y, z, rx, ry, rz]`` in the frame of ``a``'s body."""
+        ``damping`` are ``[x, y, z, rx, ry, rz]`` in the frame of ``a``'s body.
+
+        Parameters
+        ----------
+        a, b : str
+            The two ends, ``"body.port"`` (or ``"body"``, ``"body.com"``), on different
+            bodies.
+        stiffness : 6 numbers or parameter names, optional
+            ``[k_x, k_y, k_z, k_rx, k_ry, k_rz]`` [N/m, N m/rad]. Default zeros.
+        damping : 6 numbers or parameter names, optional
+            ``[d_x, d_y, d_z, d_rx, d_ry, d_rz]`` [N s/m, N m s/rad]. Default zeros.
+        name : str, optional
+            Label for reports and errors (default ``"<a>-<b>"``).
+
+        Returns
+        -------
+        Loop
+        """
         item = Loop(a=a, b=b, stiffness=freeze(stiffness), damping=freeze(damping), name=name)
         self.loops.append(item)
         return item
 
     def wrench_input(self, body: str, point: str = "origin", frame: str = "body") -> WrenchInput:
-        """Add six wrench inputs ``<body>_<point>_Fx … _Tz`` at ``point`` of ``body``."""
+        """Add six wrench inputs ``<body>_<point>_Fx … _Tz`` at ``point`` of ``body``.
+
+        Parameters
+        ----------
+        body : str
+            The body the wrench acts on.
+        point : str, optional
+            ``"origin"`` (default; the inputs are then ``<body>_Fx`` ...), ``"com"`` or a
+            port of the body.
+        frame : str, optional
+            ``"body"`` (default) or ``"inertial"``: the frame of the components (force [N]
+            at the point, torque [N m]).
+
+        Returns
+        -------
+        WrenchInput
+        """
         item = WrenchInput(body=body, point=point, frame=frame)
         self.inputs.append(item)
         return item
@@ -150,7 +285,27 @@ class System:
         frame: str = "inertial",
         name: str | None = None,
     ) -> Output:
-        """Add a sensor output (see :class:`~titop_lpv.model.description.Output`)."""
+        """Add a sensor output (see :class:`~titop_lpv.model.description.Output`).
+
+        Parameters
+        ----------
+        type : str
+            ``"q"``, ``"qd"``, ``"qdd"``, ``"position"``, ``"attitude"``, ``"velocity"``,
+            ``"angular_velocity"`` or ``"acceleration"``.
+        body : str
+            The body measured.
+        point : str, optional
+            ``"origin"`` (default), ``"com"`` or a port of the body.
+        frame : str, optional
+            ``"inertial"`` (default) or ``"body"``: the frame of the components of a
+            velocity, angular velocity or acceleration.
+        name : str, optional
+            Signal prefix (default ``<body>``, or ``<body>_<point>``).
+
+        Returns
+        -------
+        Output
+        """
         item = Output(type=type, body=body, point=point, frame=frame, name=name)
         self.outputs.append(item)
         return item
@@ -163,8 +318,6 @@ class System:
         ModelError
             With every problem found, each naming the body, joint, load or field.
         """
-        from .compiled import compile_system
-
         return compile_system(self)
 
     # ------------------------------------------------------------------ schema
@@ -190,10 +343,20 @@ class System:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> System:
-        """Read a schema dict (DESIGN.md §4). Unknown keys are recorded as problems.
+        """Read a schema dict (docs/design.md §4). Unknown keys are recorded as problems.
 
         Schema problems are reported, together with every other problem, by
         :meth:`compile`.
+
+        Parameters
+        ----------
+        data : dict
+            The model as a mapping (the content of a ``.toml``, ``.json`` or ``.yaml``
+            model file); anything else is recorded as a problem.
+
+        Returns
+        -------
+        System
         """
         if not isinstance(data, dict):
             s = cls()

@@ -6,7 +6,7 @@ the name of a parameter. Nothing is checked here: :mod:`titop_lpv.model.validate
 the whole description at once and :mod:`titop_lpv.model.compiled` turns it into a
 :class:`~titop_lpv.model.compiled.Model`.
 
-Frames (DESIGN.md §2): every body has a body frame whose origin ``P`` is its joint point;
+Frames (docs/design.md §2): every body has a body frame whose origin ``P`` is its joint point;
 its mass properties, ports and joint axis are given in that frame. ``rotation`` is
 ``P_{a0/b}``: child → parent coordinates at ``q = 0``.
 """
@@ -14,7 +14,7 @@ its mass properties, ports and joint axis are given in that frame. ``rotation`` 
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Protocol, Union
 
 import numpy as np
 
@@ -25,6 +25,7 @@ Matrix = tuple[tuple[Number, ...], ...]
 __all__ = [
     "Body",
     "Buoyancy",
+    "Description",
     "Force",
     "Free",
     "Joint",
@@ -157,7 +158,14 @@ class Free(Joint):
 
 @dataclass(frozen=True)
 class Weld(Joint):
-    """Rigid connection, child frame at ``rotation = P_{a0/b}`` to its parent's port."""
+    """Rigid connection, child frame at ``rotation = P_{a0/b}`` to its parent's port.
+
+    Attributes
+    ----------
+    rotation : matrix or None
+        ``P_{a0/b}``: child → parent coordinates (3×3 numbers or parameter names, a proper
+        rotation); ``None`` = identity.
+    """
 
     type: ClassVar[str] = "weld"
     rotation: Matrix | None = None
@@ -169,6 +177,26 @@ class _OneDof(Joint):
 
     The joint generalized force is ``τ = −stiffness (q − rest) − damping q̇ (+ u)``
     where ``u`` is the input ``<body>_tau`` when ``actuated``.
+
+    Attributes
+    ----------
+    axis : vector
+        Joint axis in the child frame (normalised; non-zero). Default ``(0, 0, 1)``.
+    rotation : matrix or None
+        ``P_{a0/b}``: child → parent coordinates at ``q = 0`` (a proper rotation);
+        ``None`` = identity.
+    stiffness : number
+        Joint stiffness [N m/rad for a revolute joint, N/m for a prismatic one]. Default 0.
+    damping : number
+        Joint damping [N m s/rad, N s/m]. Default 0.
+    rest : number
+        Position ``q`` at which the spring is at rest [rad, m]. Default 0.
+    q0, qd0 : number
+        Initial joint position [rad, m] and rate [rad/s, m/s]. Default 0.
+    actuated : bool
+        Add the input ``<body>_tau`` (torque [N m] or force [N]). Default False.
+
+    Numbers may be parameter names.
     """
 
     axis: Vector = (0.0, 0.0, 1.0)
@@ -183,14 +211,45 @@ class _OneDof(Joint):
 
 @dataclass(frozen=True)
 class Revolute(_OneDof):
-    """Revolute joint about ``axis`` (child frame), eq. (16); ``q`` in rad, torque in N m."""
+    """Revolute joint about ``axis`` (child frame), eq. (16); ``q`` in rad, torque in N m.
+
+    Attributes
+    ----------
+    axis, rotation, stiffness, damping, rest, q0, qd0, actuated
+        As in :class:`Prismatic`, with angles in rad, rates in rad/s, stiffness in N m/rad,
+        damping in N m s/rad.
+    """
 
     type: ClassVar[str] = "revolute"
 
 
 @dataclass(frozen=True)
 class Prismatic(_OneDof):
-    """Prismatic joint along ``axis`` (child frame), eq. (24); ``q`` in m, force in N."""
+    """Prismatic joint along ``axis`` (child frame), eq. (24); ``q`` in m, force in N.
+
+    The joint force is ``τ = −stiffness (q − rest) − damping q̇ (+ u)`` where ``u`` is the
+    input ``<body>_tau`` when ``actuated``.
+
+    Attributes
+    ----------
+    axis : vector
+        Joint axis in the child frame (normalised; non-zero). Default ``(0, 0, 1)``.
+    rotation : matrix or None
+        ``P_{a0/b}``: child → parent coordinates at ``q = 0`` (a proper rotation);
+        ``None`` = identity.
+    stiffness : number
+        Joint stiffness [N/m]. Default 0.
+    damping : number
+        Joint damping [N s/m]. Default 0.
+    rest : number
+        Position ``q`` at which the spring is at rest [m]. Default 0.
+    q0, qd0 : number
+        Initial joint position [m] and rate [m/s]. Default 0.
+    actuated : bool
+        Add the input ``<body>_tau`` (force [N]). Default False.
+
+    Numbers may be parameter names.
+    """
 
     type: ClassVar[str] = "prismatic"
 
@@ -248,7 +307,13 @@ class Body(_Record):
 
 @dataclass(frozen=True)
 class Load(_Record):
-    """Base class of the constant external loads."""
+    """Base class of the constant external loads.
+
+    Attributes
+    ----------
+    body : str
+        The body the load acts on.
+    """
 
     type: ClassVar[str] = ""
     body: str = ""
@@ -260,7 +325,17 @@ class Load(_Record):
 
 @dataclass(frozen=True)
 class Buoyancy(Load):
-    """Buoyancy ``F = −fraction · m_total · g`` at ``point``, constant in the inertial frame."""
+    """Buoyancy ``F = −fraction · m_total · g`` at ``point``, constant in the inertial frame.
+
+    Attributes
+    ----------
+    body : str
+        The body the force acts on.
+    point : str
+        ``"origin"``, ``"com"`` (default) or a port of the body.
+    fraction : number
+        Fraction of the total weight ``m_total · g`` that is lifted. Default 1.
+    """
 
     type: ClassVar[str] = "buoyancy"
     point: str = "com"
@@ -269,7 +344,19 @@ class Buoyancy(Load):
 
 @dataclass(frozen=True)
 class Force(Load):
-    """Constant force [N] at ``point``, components in ``frame`` ("inertial" or "body")."""
+    """Constant force [N] at ``point``, components in ``frame`` ("inertial" or "body").
+
+    Attributes
+    ----------
+    body : str
+        The body the force acts on.
+    force : vector
+        The force [N] (numbers or parameter names).
+    point : str
+        ``"origin"`` (default), ``"com"`` or a port of the body.
+    frame : str
+        ``"inertial"`` (default) or ``"body"``: the frame of the components.
+    """
 
     type: ClassVar[str] = "force"
     force: Vector = (0.0, 0.0, 0.0)
@@ -279,7 +366,17 @@ class Force(Load):
 
 @dataclass(frozen=True)
 class Torque(Load):
-    """Constant torque [N m], components in ``frame`` ("inertial" or "body")."""
+    """Constant torque [N m], components in ``frame`` ("inertial" or "body").
+
+    Attributes
+    ----------
+    body : str
+        The body the torque acts on.
+    torque : vector
+        The torque [N m] (numbers or parameter names).
+    frame : str
+        ``"inertial"`` (default) or ``"body"``: the frame of the components.
+    """
 
     type: ClassVar[str] = "torque"
     torque: Vector = (0.0, 0.0, 0.0)
@@ -344,6 +441,16 @@ class WrenchInput(_Record):
 
     Adds the six inputs ``<body>_<point>_Fx, …_Fy, …_Fz, …_Tx, …_Ty, …_Tz`` (force [N]
     applied at the point and torque [N m]), components in ``frame``.
+
+    Attributes
+    ----------
+    body : str
+        The body the wrench acts on.
+    point : str
+        ``"origin"`` (default; the inputs are then ``<body>_Fx`` ...), ``"com"`` or a port
+        of the body.
+    frame : str
+        ``"body"`` (default) or ``"inertial"``: the frame of the components.
     """
 
     body: str
@@ -364,6 +471,21 @@ class Output(_Record):
     ``velocity``, ``angular_velocity``, ``acceleration`` (inertial velocity / acceleration of
     ``point`` and angular velocity of ``body``, components in ``frame``). ``name`` overrides
     the default signal prefix.
+
+    Attributes
+    ----------
+    type : str
+        The measured quantity (above).
+    body : str
+        The body measured.
+    point : str
+        ``"origin"`` (default), ``"com"`` or a port of the body.
+    frame : str
+        ``"inertial"`` (default) or ``"body"``: the frame of the components of a velocity,
+        angular velocity or acceleration.
+    name : str or None
+        Signal prefix (default ``<body>``, or ``<body>_<point>`` for a point other than the
+        origin).
     """
 
     type: str
@@ -375,3 +497,38 @@ class Output(_Record):
     def to_dict(self) -> dict[str, Any]:
         """The output as a schema dict."""
         return {"type": self.type, "body": self.body, **_record_dict(self, ("type", "body"))}
+
+
+class Description(Protocol):
+    """What validation and compilation read from a description (the
+    :class:`~titop_lpv.model.builder.System` builder provides it).
+
+    Attributes
+    ----------
+    name : str
+        Model name.
+    gravity : tuple
+        Gravity [m/s²], inertial frame (numbers or parameter names).
+    euler : str
+        Euler sequence of the floating base.
+    parameters : dict of str to Parameter
+    bodies, loads, loops, inputs, outputs : list
+        The records, as written.
+    problems : list of str
+        Schema problems found while reading a dict.
+    """
+
+    name: str
+    gravity: Any
+    euler: str
+    parameters: dict[str, Parameter]
+    bodies: list[Body]
+    loads: list[Load]
+    loops: list[Loop]
+    inputs: list[WrenchInput]
+    outputs: list[Output]
+    problems: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The description as a schema dict."""
+        ...

@@ -8,24 +8,32 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..exceptions import ModelFileError
 from .builder import System
+from .compiled import Model
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-if TYPE_CHECKING:
-    from .compiled import Model
-
 __all__ = ["load_model", "read_description"]
 
 
 def read_description(path: str | Path) -> dict[str, Any]:
     """Parse a model file into a schema dict (no validation).
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.toml``, ``.json``, ``.yaml`` or ``.yml`` model file (YAML needs ``pyyaml``).
+
+    Returns
+    -------
+    dict
+        The file's content, as :meth:`System.from_dict` reads it.
 
     Raises
     ------
@@ -69,7 +77,7 @@ def load_model(source: str | Path | dict[str, Any] | System) -> Model:
     ----------
     source : path, dict or System
         A model file (``.toml``, ``.json``, ``.yaml``), a dict with the same schema
-        (DESIGN.md §4) or a :class:`~titop_lpv.model.builder.System`.
+        (docs/design.md §4) or a :class:`~titop_lpv.model.builder.System`.
 
     Returns
     -------
@@ -82,6 +90,18 @@ def load_model(source: str | Path | dict[str, Any] | System) -> Model:
         The file cannot be read or parsed.
     ModelError
         The description is invalid (every problem is listed, naming the body and field).
+
+    Examples
+    --------
+    The paper's balloon, as shipped with the repository (``titop-lpv demo`` uses the copy
+    inside the package, ``titop_lpv/data/balloon.toml``):
+
+    >>> import titop_lpv as tl
+    >>> model = tl.load_model("examples/balloon.toml")
+    >>> model.n_states, model.n_inputs, model.n_outputs
+    (18, 1, 9)
+    >>> model.input_names, model.param_names
+    (('slider_tau',), ('k', 'ds', 'dp1', 'dp2'))
     """
     if isinstance(source, System):
         return source.compile()

@@ -1,4 +1,4 @@
-"""Signal naming (DESIGN.md §4): one rule for states, inputs and outputs.
+"""Signal naming (docs/design.md §4): one rule for states, inputs and outputs.
 
 Names join the body (or output) name and the quantity with ``_``: ``b_vx … b_psi`` for a
 floating base, ``c_q``, ``c_qd`` for a one-d.o.f. joint, ``c_tau`` for its actuator,
@@ -47,7 +47,27 @@ def output_names(out: Output) -> list[str]:
 def signal_names(
     bodies: list[Body], inputs: list[WrenchInput], outputs: list[Output]
 ) -> tuple[list[str], list[str], list[tuple[Output, list[str]]]]:
-    """States, inputs and (output spec, names) for bodies in state order."""
+    """States, inputs and (output spec, names) for bodies in state order.
+
+    Parameters
+    ----------
+    bodies : list of Body
+        The bodies, in state order (parents before children).
+    inputs : list of WrenchInput
+        The wrench inputs, after the joint torques ``<body>_tau`` of actuated joints.
+    outputs : list of Output
+        The sensors; empty: the default outputs (the configuration).
+
+    Returns
+    -------
+    states : list of str
+        The state names (a floating base's twist, position and Euler angles; ``q``,
+        ``qd`` of each 1-d.o.f. joint).
+    inputs : list of str
+        The input names: joint torques/forces, then wrench components.
+    outputs : list of (Output, list of str)
+        Each sensor with its signal names.
+    """
     states: list[str] = []
     taus: list[str] = []
     for b in bodies:
@@ -66,7 +86,18 @@ def signal_names(
 
 
 def collisions(states: list[str], inputs: list[str], outputs: list[str]) -> list[str]:
-    """One problem line per kind of signal whose names collide."""
+    """One problem line per kind of signal whose names collide.
+
+    Parameters
+    ----------
+    states, inputs, outputs : list of str
+        The signal names of each kind.
+
+    Returns
+    -------
+    list of str
+        Empty when every name is unique within its kind.
+    """
     problems = []
     for what, sig in (("state", states), ("input", inputs), ("output", outputs)):
         dup = sorted(name for name, count in Counter(sig).items() if count > 1)

@@ -11,24 +11,30 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..exceptions import ModelError
+from ..exceptions import ModelError, TitopWarning
+from ..multibody.param_checks import AXIS_MIN_SQUARED, ROTATION_TOL, SYMMETRY_TOL
 from ..spatial.euler import SEQUENCES
-from .description import FRAMES, OUTPUT_KINDS, Body, Buoyancy, Force, Free, Torque, Weld
+from .description import (
+    FRAMES,
+    OUTPUT_KINDS,
+    Body,
+    Buoyancy,
+    Description,
+    Force,
+    Free,
+    Torque,
+    Weld,
+)
 from .signals import collisions, signal_names
 
-if TYPE_CHECKING:
-    from .builder import System
-
-__all__ = ["Plan", "TitopWarning", "check"]
+__all__ = ["Plan", "check"]
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_POINTS = ("origin", "com")
-ROTATION_TOL = 1e-9
-SYMMETRY_TOL = 1e-9
 
 
 def _user_stacklevel() -> int:
@@ -45,13 +51,21 @@ def _user_stacklevel() -> int:
     return level
 
 
-class TitopWarning(UserWarning):
-    """A legal but suspicious model (e.g. an inertia that violates the triangle inequality)."""
-
-
 @dataclass(frozen=True)
 class Plan:
-    """What validation learned: body order and links, with default numbers resolved."""
+    """What validation learned: body order and links, with default numbers resolved.
+
+    Attributes
+    ----------
+    order : tuple of int
+        Indices into ``system.bodies``, parents first.
+    parent : dict of str to str or None
+        ``body -> parent body`` (None: the world).
+    parent_port : dict of str to str
+        ``body -> port of the parent`` it hangs from (``"origin"``: the parent's origin).
+    ports : dict of str to dict
+        ``body -> port -> vector`` [m], body frame, as written.
+    """
 
     order: tuple[int, ...]  # indices into system.bodies, parents first
     parent: dict[str, str | None]  # body -> parent body (None = world)
@@ -62,7 +76,7 @@ class Plan:
 class _Checker:
     """Collects problems while resolving numeric leaves with the default parameter values."""
 
-    def __init__(self, system: System):
+    def __init__(self, system: Description):
         self.s = system
         self.problems: list[str] = list(system.problems)
         self.values: dict[str, float] = {}
@@ -203,7 +217,7 @@ class _Checker:
         if isinstance(j, Weld):
             return
         axis = self.vector(j.axis, f"{w}.axis")
-        if axis is not None and float(axis @ axis) <= 1e-24:
+        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
             self.problems.append(f"{w}.axis: zero-length axis {axis.tolist()}")
         for key in ("stiffness", "damping", "rest", "q0", "qd0"):
             self.number(getattr(j, key), f"{w}.{key}")
@@ -211,8 +225,13 @@ class _Checker:
             self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
 
 
-def check(system: System) -> Plan:
+def check(system: Description) -> Plan:
     """Validate ``system`` as a whole.
+
+    Parameters
+    ----------
+    system : Description
+        The description (a :class:`~titop_lpv.model.builder.System`).
 
     Returns
     -------

@@ -4,7 +4,7 @@ The paper's block diagram (Figs. 4, 8, 11, 16) connects one TITOP block per body
 block maps the motion vector imposed at its parent port ``P`` and the wrenches of its
 children at its ports ``C`` to the wrench it applies to its parent and the motion vectors
 at its ports; the connections form an algebraic loop. We solve that loop exactly with two
-sweeps (the Riccati transfer-matrix / articulated-body recursion, DESIGN.md §2):
+sweeps (the Riccati transfer-matrix / articulated-body recursion, docs/design.md §2):
 
 1. **tips → root**: each block condenses its subtree into its parent port,
    ``W_{A/parent, P} = −(Â_A ẋ'_P + p̂_A)``: the block's own ``D_P`` (eq. 4) and bias
@@ -22,167 +22,38 @@ perturbations (complex-step Jacobians) pass through.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import DynamicsError
-from ..model.compiled import FREE, PRISMATIC, REVOLUTE, Model
-from ..spatial.algebra import cross, revolute_dcm, skew
-from ..spatial.euler import dcm_to_euler, euler_rates_matrix, euler_to_dcm
+from ..spatial.algebra import cross, dot, matvec, transpose
+from ..spatial.euler import dcm_to_euler, euler_rates_matrix
+from . import kernel
+from .joints import FREE, REVOLUTE
+from .kinematics import Kinematics, kinematics
 from .loops import loop_wrenches
+from .tables import Physics
+from .tree import Tree
 
 __all__ = [
+    "bias_wrenches",
     "evaluate_outputs",
     "forward_dynamics",
+    "joint_forces",
     "joint_inertia_problems",
-    "kinematics",
     "motion_vector",
+    "state_and_input",
 ]
 
 
-def _mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Matrix-vector product over the last axes with broadcasting.
-
-    When the matrices carry fewer batch axes than the vectors (model constants applied to a
-    batch of states), the product is routed to one BLAS matrix product per matrix, which is
-    an order of magnitude faster than a broadcasting ``einsum``.
-    """
-    if A.ndim == 2:
-        return v @ A.T
-    if A.ndim == 3 and v.ndim > 2 and v.shape[-2] == A.shape[0]:
-        vv = np.moveaxis(v, -2, 0)
-        out = vv.reshape(A.shape[0], -1, v.shape[-1]) @ np.swapaxes(A, -1, -2)
-        return np.moveaxis(out.reshape(*vv.shape[:-1], A.shape[-2]), 0, -2)
-    if v.ndim == 1:
-        return A @ v
-    return np.einsum("...ij,...j->...i", A, v)
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.sum(a * b, axis=-1)
-
-
-def _T(A: np.ndarray) -> np.ndarray:
-    return np.swapaxes(A, -1, -2)
-
-
-# ---------------------------------------------------------------------------- kinematics
-def _parent_map(PabT: np.ndarray, off: np.ndarray, shift: np.ndarray | None = None
-                ) -> np.ndarray:
-    """6×6 map from the parent's twist at its origin (parent frame) to the child's frame.
-
-    ``X = τ(−shift) diag(Pᵀ, Pᵀ) τ(−off)`` (``τ_{P P0}`` of a prismatic joint, the change of
-    frame, and ``τ_{C P_parent}``), built block-wise: ``[[Pᵀ, Pᵀ(*−off) + (*−shift)Pᵀ], [0, Pᵀ]]``.
-    """
-    top_right = PabT @ skew(-off)
-    if shift is not None:
-        top_right = top_right + skew(-shift) @ PabT
-    X = np.zeros((*np.broadcast_shapes(PabT.shape, top_right.shape)[:-2], 6, 6),
-                 dtype=np.result_type(PabT, top_right))
-    X[..., :3, :3] = PabT
-    X[..., 3:, 3:] = PabT
-    X[..., :3, 3:] = top_right
-    return X
-
-
-def kinematics(
-    model: Model,
-    x: Any,
-    params: Any = None,
-    *,
-    upto: int | None = None,
-    phys: SimpleNamespace | None = None,
-) -> SimpleNamespace:
-    """Root → tips sweep of positions, attitudes and twists (the motion vectors less ẋ').
-
-    Parameters
-    ----------
-    model : Model
-    x : array_like, shape (..., n_states)
-    params : dict or array_like, optional
-    upto : int, optional
-        Stop after this body index (its ancestors come first).
-
-    Returns
-    -------
-    SimpleNamespace
-        Lists indexed by body: ``P`` (``P_{a/i}``, (..., 3, 3)), ``r`` (origin ``IP`` [m],
-        inertial), ``tw`` (twist ``[v_P; ω]`` body frame), ``X`` (6×6 map from the parent's
-        twist at its origin to this body's frame at ``P``), ``c`` (velocity-product term);
-        arrays ``q``, ``qd`` (..., n_bodies) (zero for joints without a d.o.f.) and ``phys``.
-    """
-    x = model._state(x)
-    ph = phys if phys is not None else model.physics(params)
-    n = len(model.body_names) if upto is None else upto + 1
-    dtype = np.result_type(x, ph.vals)
-    batch = np.broadcast_shapes(x.shape[:-1], ph.vals.shape[:-1])
-    one = model.kind >= REVOLUTE
-    qsel = np.where(one, model.q_index, 0)
-    q = np.where(one, x[..., qsel], 0.0)
-    qd = np.where(one, x[..., np.where(one, model.qd_index, 0)], 0.0)
-    P: list[Any] = [None] * n
-    r: list[Any] = [None] * n
-    tw: list[Any] = [None] * n
-    X: list[Any] = [None] * n
-    c: list[Any] = [None] * n
-    zero3 = np.zeros((*batch, 3), dtype=dtype)
-    zero6 = np.zeros((*batch, 6), dtype=dtype)
-    for i in range(n):
-        kind = model.kind[i]
-        if kind == FREE:
-            b = model._base
-            tw[i] = np.broadcast_to(x[..., b:b + 6], (*batch, 6))
-            r[i] = np.broadcast_to(x[..., b + 6:b + 9], (*batch, 3))
-            P[i] = np.broadcast_to(euler_to_dcm(x[..., b + 9:b + 12], model.euler),
-                                   (*batch, 3, 3))
-            c[i] = zero6
-            continue
-        p = model.parent[i]
-        if p >= 0:
-            Pp, rp, twp = P[p], r[p], tw[p]
-        else:  # attached to the world
-            Pp, rp, twp = np.eye(3), zero3, zero6
-        off = ph.offset[..., i, :]
-        R0 = ph.rot[..., i, :, :]
-        ax = ph.axis[..., i, :]
-        Pab = revolute_dcm(R0, ax, q[..., i]) if kind == REVOLUTE else R0
-        PabT = _T(Pab)
-        # parent's twist moved to the port C (τ_CP), then projected in the child frame
-        v = _mv(PabT, twp[..., :3] + cross(twp[..., 3:], off))
-        w = _mv(PabT, twp[..., 3:])
-        Pi = Pp @ Pab
-        ri = rp + _mv(Pp, off)
-        qdi = qd[..., i, None]
-        if kind == PRISMATIC:  # eq. (24): P = P0 + x t̃
-            qt = q[..., i, None] * ax
-            v = v + cross(w, qt) + qdi * ax
-            Xi = _parent_map(PabT, off, qt)
-            ci = np.concatenate((qdi * cross(w, ax), zero3), axis=-1)
-            ri = ri + _mv(Pi, qt)
-        elif kind == REVOLUTE:  # eq. (17): ω_A = ω_B + θ̇ r̃
-            w = w + qdi * ax
-            ci = np.concatenate((qdi * cross(v, ax), qdi * cross(w, ax)), axis=-1)
-            Xi = _parent_map(PabT, off)
-        else:
-            ci = zero6
-            Xi = _parent_map(PabT, off)
-        P[i] = np.broadcast_to(Pi, (*batch, 3, 3))
-        r[i] = np.broadcast_to(ri, (*batch, 3))
-        X[i], c[i] = Xi, np.broadcast_to(ci, (*batch, 6))
-        tw[i] = np.broadcast_to(np.concatenate((v, w), axis=-1), (*batch, 6))
-    return SimpleNamespace(P=P, r=r, tw=tw, X=X, c=c, q=q, qd=qd, phys=ph, batch=batch,
-                           dtype=dtype)
-
-
-def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarray:
+def _external_wrenches(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
     """Loads, wrench inputs and loop-closure spring-dampers (:mod:`titop_lpv.multibody.loops`) as
     wrenches at each body origin, body frame, (..., n, 6)."""
     ph = kin.phys
     n = len(model.body_names)
     W = np.zeros((*kin.batch, n, 6), dtype=np.result_type(kin.dtype, u))
-    lds = model._loads
+    lds = model.loads
     if lds.kind.size:
         Pl = np.stack([kin.P[b] for b in lds.body], axis=-3)
         g = ph.gravity[..., None, :]
@@ -193,7 +64,7 @@ def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.
         F = np.where(is_torque, 0.0, vec)
         T = np.where(is_torque, vec, 0.0) + cross(ph.load_point, F)
         W = W + _scatter(np.concatenate((F, T), axis=-1), lds.body, n)
-    wi = model._winputs
+    wi = model.wrench_inputs
     if wi.body.size:
         cols = wi.col[:, None] + np.arange(6)
         Wu = u[..., cols]  # (..., n_inputs, 6)
@@ -204,7 +75,7 @@ def _external_wrenches(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.
                      np.einsum("...ji,...j->...i", Pw, Wu[..., 3:]))
         T = T + cross(ph.input_point, F)
         W = W + _scatter(np.concatenate((F, T), axis=-1), wi.body, n)
-    if model._loops.a.size:
+    if model.loops.a.size:
         W = W + loop_wrenches(model, kin)
     return W
 
@@ -215,24 +86,24 @@ def _scatter(w: np.ndarray, bodies: np.ndarray, n: int) -> np.ndarray:
     return np.einsum("kn,...kj->...nj", incidence, w)
 
 
-def _bias(model: Model, kin: SimpleNamespace, u: np.ndarray, gravity_and_loads: bool = True
+def bias_wrenches(model: Tree, kin: Kinematics, u: np.ndarray, gravity_and_loads: bool = True
           ) -> tuple[np.ndarray, np.ndarray]:
     """Twists (..., n, 6) and bias wrenches ``C(x') D x' − D [g_a; 0] − W_ext`` (eq. 11)."""
     ph = kin.phys
     tw = np.stack(kin.tw, axis=-2)
     D = ph.D
-    h = _mv(D, tw)
+    h = matvec(D, tw)
     v, w = tw[..., :3], tw[..., 3:]
     p = np.concatenate((cross(w, h[..., :3]), cross(v, h[..., :3]) + cross(w, h[..., 3:])), -1)
     if gravity_and_loads:
         Pall = np.stack(kin.P, axis=-3)
         g_body = ph.gravity[..., None, None, :] @ Pall  # P_{a/i}ᵀ g as row vectors
         g_body = g_body[..., 0, :]
-        p = p - _mv(D[..., :, :3], g_body) - _external_wrenches(model, kin, u)
+        p = p - matvec(D[..., :, :3], g_body) - _external_wrenches(model, kin, u)
     return tw, p
 
 
-def _joint_forces(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarray:
+def joint_forces(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
     """Spring, damper and actuator force of every joint, (..., n) (zero without a d.o.f.)."""
     ph = kin.phys
     one = model.kind >= REVOLUTE
@@ -244,12 +115,12 @@ def _joint_forces(model: Model, kin: SimpleNamespace, u: np.ndarray) -> np.ndarr
 
 
 # ---------------------------------------------------------------------------- forward
-def _forward(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> SimpleNamespace:
+def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
     kin = kinematics(model, x, phys=ph)
-    u = model._input(u, kin.batch)
+    u = model.check_input(u, kin.batch)
     n = len(model.body_names)
-    _, p = _bias(model, kin, u)
-    tau_j = _joint_forces(model, kin, u)
+    _, p = bias_wrenches(model, kin, u)
+    tau_j = joint_forces(model, kin, u)
     IA = [ph.D[..., i, :, :] for i in range(n)]
     pA = [p[..., i, :] for i in range(n)]
     U: list[Any] = [None] * n
@@ -262,22 +133,22 @@ def _forward(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> Simple
             continue
         if kind >= REVOLUTE:
             S = ph.S[..., i, :]
-            U[i] = _mv(IA[i], S)
-            J[i] = _dot(S, U[i])
+            U[i] = matvec(IA[i], S)
+            J[i] = dot(S, U[i])
             if np.any(np.real(J[i]) <= 0.0):
                 raise DynamicsError(
                     f"body {model.body_names[i]!r}: the joint has zero apparent inertia "
                     "J_r (eq. 20): its subtree has no mass or inertia along the joint axis")
-            uu[i] = tau_j[..., i] - _dot(S, pA[i])
+            uu[i] = tau_j[..., i] - dot(S, pA[i])
             Ia = IA[i] - U[i][..., :, None] * U[i][..., None, :] / J[i][..., None, None]
-            pa = pA[i] + _mv(Ia, kin.c[i]) + U[i] * (uu[i] / J[i])[..., None]
+            pa = pA[i] + matvec(Ia, kin.c[i]) + U[i] * (uu[i] / J[i])[..., None]
         else:
             Ia, pa = IA[i], pA[i]
         par = model.parent[i]
         if par >= 0:
-            XT = _T(kin.X[i])
+            XT = transpose(kin.X[i])
             IA[par] = IA[par] + XT @ Ia @ kin.X[i]
-            pA[par] = pA[par] + _mv(XT, pa)
+            pA[par] = pA[par] + matvec(XT, pa)
     # root -> tips: accelerations
     acc: list[Any] = [None] * n
     qdd = np.zeros((*kin.batch, n), dtype=np.result_type(kin.dtype, u))
@@ -293,9 +164,9 @@ def _forward(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> Simple
                     "base is singular (massless tree?)") from err
             continue
         par = model.parent[i]
-        a1 = (_mv(kin.X[i], acc[par]) if par >= 0 else zero6) + kin.c[i]
+        a1 = (matvec(kin.X[i], acc[par]) if par >= 0 else zero6) + kin.c[i]
         if kind >= REVOLUTE:
-            qdd[..., i] = (uu[i] - _dot(U[i], a1)) / J[i]
+            qdd[..., i] = (uu[i] - dot(U[i], a1)) / J[i]
             acc[i] = a1 + ph.S[..., i, :] * qdd[..., i, None]
         else:
             acc[i] = a1
@@ -306,32 +177,32 @@ def _forward(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> Simple
     return kin
 
 
-def _state_derivative(model: Model, x: np.ndarray, kin: SimpleNamespace) -> np.ndarray:
+def _state_derivative(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray:
     xdot = np.zeros((*kin.batch, model.n_states), dtype=kin.qdd.dtype)
     one = model.kind >= REVOLUTE
     xdot[..., model.q_index[one]] = kin.qd[..., one]
     xdot[..., model.qd_index[one]] = kin.qdd[..., one]
-    if model._base >= 0:
-        b = model._base
+    if model.base_index >= 0:
+        b = model.base_index
         tw = kin.tw[0]
         xdot[..., b:b + 6] = kin.acc[0]
-        xdot[..., b + 6:b + 9] = _mv(kin.P[0], tw[..., :3])  # IṖ = P_{b/i} v
+        xdot[..., b + 6:b + 9] = matvec(kin.P[0], tw[..., :3])  # IṖ = P_{b/i} v
         Gamma = euler_rates_matrix(x[..., b + 9:b + 12], model.euler)
-        xdot[..., b + 9:b + 12] = _mv(Gamma, tw[..., 3:])  # Θ̇ = Γ(Θ) ω
+        xdot[..., b + 9:b + 12] = matvec(Gamma, tw[..., 3:])  # Θ̇ = Γ(Θ) ω
     return xdot
 
 
-def _state_and_input(model: Model, x: Any, u: Any) -> tuple[np.ndarray, Any]:
+def state_and_input(model: Tree, x: Any, u: Any) -> tuple[np.ndarray, Any]:
     """Checked state, broadcast to the batch axes of the input (if any)."""
-    x = model._state(x)
+    x = model.check_state(x)
     if u is not None:
-        u = model._input(u, x.shape[:-1])
+        u = model.check_input(u, x.shape[:-1])
         batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
         x = np.broadcast_to(x, (*batch, x.shape[-1]))
     return x, u
 
 
-def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
+def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
                      backend: str = "auto") -> np.ndarray:
     """State derivative of the model (see :meth:`Model.dynamics`), shape (..., n_states).
 
@@ -345,7 +216,7 @@ def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
         compiled kernel's physical data are real; complex parameters, as pushed by
         complex-step sensitivities, take the numpy route).
     """
-    x, u = _state_and_input(model, x, u)
+    x, u = state_and_input(model, x, u)
     ph = model.physics(params)
     if backend not in ("auto", "numpy", "compiled"):
         raise ValueError(f"backend must be 'auto', 'numpy' or 'compiled', got {backend!r}")
@@ -356,9 +227,7 @@ def forward_dynamics(model: Model, x: Any, u: Any = None, params: Any = None, *,
     return _state_derivative(model, x, kin)
 
 
-def _forward_compiled(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) -> np.ndarray:
-    from . import kernel
-
+def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.ndarray:
     if ph.vals.ndim != 1 or np.iscomplexobj(ph.vals):
         raise ValueError("the compiled backend needs real parameters without batch axes")
     n_x, n_u = model.n_states, model.n_inputs
@@ -367,17 +236,12 @@ def _forward_compiled(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) 
         X = x.reshape(1, n_x)
         U = np.zeros((1, n_u))
     else:
-        u = model._input(u, x.shape[:-1])
+        u = model.check_input(u, x.shape[:-1])
         batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
         size = int(np.prod(batch))
         X = np.broadcast_to(x, (*batch, n_x)).reshape(size, n_x)
         U = np.broadcast_to(u, (*batch, n_u)).reshape(size, n_u)
-    cached = model._kernel_cache.get("data")
-    if cached is not None and cached[0] is ph:
-        data = cached[1]
-    else:
-        data = kernel.kernel_data(model, ph)
-        model._kernel_cache["data"] = (ph, data)
+    data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
     xdot, status = kernel.run(data, X, U)
     if status >= 0:
         raise DynamicsError(
@@ -387,22 +251,23 @@ def _forward_compiled(model: Model, x: np.ndarray, u: Any, ph: SimpleNamespace) 
 
 
 # ---------------------------------------------------------------------------- outputs
-def evaluate_outputs(model: Model, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
     """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs)."""
-    x, u = _state_and_input(model, x, u)
+    x, u = state_and_input(model, x, u)
     ph = model.physics(params)
-    if any(spec[0] in ("qdd", "acceleration") for spec in model._outputs):
+    if any(spec.kind in ("qdd", "acceleration") for spec in model.output_specs):
         kin = _forward(model, x, u, ph)
     else:
         kin = kinematics(model, x, phys=ph)
     cols = []
-    for typ, b, pslots, body_frame, _sl in model._outputs:
+    for spec in model.output_specs:
+        typ, b, pslots, body_frame = spec.kind, spec.body, spec.point, spec.body_frame
         if typ in ("q", "qd", "qdd"):
             cols.append(getattr(kin, typ)[..., b, None])
             continue
         if typ == "attitude":
             if model.kind[b] == FREE:
-                cols.append(np.broadcast_to(x[..., model._base + 9:model._base + 12],
+                cols.append(np.broadcast_to(x[..., model.base_index + 9:model.base_index + 12],
                                             (*kin.batch, 3)))
             else:
                 cols.append(dcm_to_euler(kin.P[b], model.euler))
@@ -410,7 +275,7 @@ def evaluate_outputs(model: Model, x: Any, u: Any = None, params: Any = None) ->
         pt = ph.vals[..., pslots]
         v, w = kin.tw[b][..., :3], kin.tw[b][..., 3:]
         if typ == "position":
-            cols.append(kin.r[b] + _mv(kin.P[b], pt))
+            cols.append(kin.r[b] + matvec(kin.P[b], pt))
             continue
         if typ == "velocity":
             vec = v + cross(w, pt)
@@ -419,13 +284,13 @@ def evaluate_outputs(model: Model, x: Any, u: Any = None, params: Any = None) ->
         else:  # acceleration of the point, inertial, in body components
             a, wd = kin.acc[b][..., :3], kin.acc[b][..., 3:]
             vec = a + cross(w, v) + cross(wd, pt) + cross(w, cross(w, pt))
-        cols.append(vec if body_frame else _mv(kin.P[b], vec))
+        cols.append(vec if body_frame else matvec(kin.P[b], vec))
     if not cols:
         return np.zeros((*kin.batch, 0))
     return np.concatenate([np.broadcast_to(c, (*kin.batch, c.shape[-1])) for c in cols], -1)
 
 
-def motion_vector(model: Model, x: Any, body: str, point: str = "origin", u: Any = None,
+def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any = None,
                   params: Any = None) -> np.ndarray:
     """Motion vector ``m_C = [ẋ'_C; x'_C; IC; Θ]`` of a point (eq. 14, Definition 1).
 
@@ -442,7 +307,7 @@ def motion_vector(model: Model, x: Any, body: str, point: str = "origin", u: Any
         Spatial acceleration w.r.t. the body frame and twist of the point (body frame),
         its inertial position [m] and the body's Euler angles ``(φ, θ, ψ)`` (model sequence).
     """
-    x, u = _state_and_input(model, x, u)
+    x, u = state_and_input(model, x, u)
     ph = model.physics(params)
     kin = _forward(model, x, u, ph)
     b = model.body_index(body)
@@ -450,15 +315,15 @@ def motion_vector(model: Model, x: Any, body: str, point: str = "origin", u: Any
     acc, tw = kin.acc[b], kin.tw[b]
     acc_c = np.concatenate((acc[..., :3] + cross(acc[..., 3:], pt), acc[..., 3:]), -1)
     tw_c = np.concatenate((tw[..., :3] + cross(tw[..., 3:], pt), tw[..., 3:]), -1)
-    pos = kin.r[b] + _mv(kin.P[b], pt)
+    pos = kin.r[b] + matvec(kin.P[b], pt)
     if model.kind[b] == FREE:
-        theta = np.broadcast_to(x[..., model._base + 9:model._base + 12], pos.shape)
+        theta = np.broadcast_to(x[..., model.base_index + 9:model.base_index + 12], pos.shape)
     else:
         theta = dcm_to_euler(kin.P[b], model.euler)
     return np.concatenate((acc_c, np.broadcast_to(tw_c, acc_c.shape), pos, theta), -1)
 
 
-def joint_inertia_problems(model: Model, rtol: float = 1e-12) -> list[str]:
+def joint_inertia_problems(model: Tree, rtol: float = 1e-12) -> list[str]:
     """Joints whose apparent inertia ``J_r`` (eq. 20) vanishes at the default state."""
     ph = model.physics()
     scale = max(float(np.max(np.abs(ph.D))), 1e-300) if ph.D.size else 1.0

@@ -6,15 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from ..model.compiled import Model
-from ..spatial.algebra import cross
-from .dynamics import _dot, _mv, kinematics
+from ..spatial.algebra import cross, dot, matvec
+from .kinematics import kinematics
 from .loops import loop_potential
+from .tree import Tree
 
 __all__ = ["center_of_mass", "energy", "momentum"]
 
 
-def energy(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Kinetic and potential energy [J].
 
     The potential holds gravity, the joint springs, the loop-closure springs
@@ -29,33 +29,33 @@ def energy(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.nda
     kin = kinematics(model, x, params)
     ph = kin.phys
     tw = np.stack(kin.tw, axis=-2)
-    kinetic = 0.5 * np.sum(tw * _mv(ph.D, tw), axis=(-1, -2))
+    kinetic = 0.5 * np.sum(tw * matvec(ph.D, tw), axis=(-1, -2))
     Pall = np.stack(kin.P, axis=-3)
-    r_com = np.stack(kin.r, axis=-2) + _mv(Pall, ph.com)
-    potential = -np.sum(ph.mass * _dot(r_com, ph.gravity[..., None, :]), axis=-1)
+    r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
+    potential = -np.sum(ph.mass * dot(r_com, ph.gravity[..., None, :]), axis=-1)
     potential = potential + 0.5 * np.sum(ph.k * (kin.q - ph.rest) ** 2, axis=-1)
-    lds = model._loads
+    lds = model.loads
     for k, b in enumerate(lds.body):
         if lds.kind[k] == 2 or lds.body_frame[k]:
             continue
         F = (-(ph.load_fraction[..., k] * ph.total_mass)[..., None] * ph.gravity
              if lds.kind[k] == 0 else ph.load_vec[..., k, :])
-        r_pt = kin.r[b] + _mv(kin.P[b], ph.load_point[..., k, :])
-        potential = potential - _dot(F, r_pt)
-    if model._loops.a.size:
+        r_pt = kin.r[b] + matvec(kin.P[b], ph.load_point[..., k, :])
+        potential = potential - dot(F, r_pt)
+    if model.loops.a.size:
         potential = potential + loop_potential(model, kin)
     return kinetic, potential
 
 
-def center_of_mass(model: Model, x: Any, params: Any = None) -> np.ndarray:
+def center_of_mass(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     """Position of the total centre of mass [m], inertial frame, shape (..., 3)."""
     kin = kinematics(model, x, params)
     ph = kin.phys
-    r_com = np.stack(kin.r, axis=-2) + _mv(np.stack(kin.P, axis=-3), ph.com)
+    r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
     return np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
 
 
-def momentum(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Linear momentum [kg m/s] and angular momentum about the inertial origin [kg m²/s].
 
     Both in the inertial frame, shape (..., 3) each.
@@ -65,9 +65,9 @@ def momentum(model: Model, x: Any, params: Any = None) -> tuple[np.ndarray, np.n
     Pall = np.stack(kin.P, axis=-3)
     tw = np.stack(kin.tw, axis=-2)
     v, w = tw[..., :3], tw[..., 3:]
-    inertia = ph.vals[..., model._i.inertia]
+    inertia = ph.vals[..., model.slots.inertia]
     p_body = ph.mass[..., None] * (v + cross(w, ph.com))  # m v_B, body frame
-    r_com = np.stack(kin.r, axis=-2) + _mv(Pall, ph.com)
-    p_in = _mv(Pall, p_body)
-    h_in = cross(r_com, p_in) + _mv(Pall, _mv(inertia, w))
+    r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
+    p_in = matvec(Pall, p_body)
+    h_in = cross(r_com, p_in) + matvec(Pall, matvec(inertia, w))
     return np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)

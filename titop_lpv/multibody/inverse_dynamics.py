@@ -9,24 +9,34 @@ second, independent route against which the forward recursion is tested.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import ShapeError
-from ..model.compiled import FREE, REVOLUTE, Model
-from .dynamics import _T, _bias, _dot, _joint_forces, _mv, _state_and_input, kinematics
+from ..spatial.algebra import dot, matvec, transpose
+from .dynamics import bias_wrenches, joint_forces, state_and_input
+from .joints import FREE, REVOLUTE
+from .kinematics import Kinematics, kinematics
+from .tree import Tree
 
 __all__ = ["InverseDynamics", "inverse_dynamics", "mass_matrix", "velocity_names"]
 
 
-def velocity_names(model: Model) -> tuple[str, ...]:
-    """Generalized velocities ν: the base twist (if floating) then each joint rate."""
-    names = list(model.state_names[model._base:model._base + 6]) if model._base >= 0 else []
-    names += [model.state_names[model.qd_index[i]] for i in range(len(model.body_names))
-              if model.kind[i] >= REVOLUTE]
-    return tuple(names)
+def velocity_names(model: Tree) -> tuple[str, ...]:
+    """Generalized velocities ν: the base twist (if floating) then each joint rate.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+
+    Returns
+    -------
+    tuple of str
+        State names, as :meth:`Tree.velocity_names <titop_lpv.multibody.tree.Tree.velocity_names>`.
+    """
+    return model.velocity_names()
 
 
 @dataclass(frozen=True)
@@ -53,15 +63,15 @@ class InverseDynamics:
     base_wrench: np.ndarray
 
 
-def _rnea(model: Model, kin: SimpleNamespace, nudot: np.ndarray, u: np.ndarray,
+def _rnea(model: Tree, kin: Kinematics, nudot: np.ndarray, u: np.ndarray,
           bias: bool) -> np.ndarray:
     """Recursive Newton–Euler: generalized forces (..., n_v) for accelerations ν̇."""
     n = len(model.body_names)
     ph = kin.phys
-    _, p = _bias(model, kin, u, gravity_and_loads=bias)
+    _, p = bias_wrenches(model, kin, u, gravity_and_loads=bias)
     one = np.flatnonzero(model.kind >= REVOLUTE)
     col = {b: k for k, b in enumerate(one)}
-    off = 6 if model._base >= 0 else 0
+    off = 6 if model.floating_base else 0
     batch = np.broadcast_shapes(kin.batch, nudot.shape[:-1])
     zero6 = np.zeros((*batch, 6))
     f: list[Any] = [None] * n
@@ -70,24 +80,24 @@ def _rnea(model: Model, kin: SimpleNamespace, nudot: np.ndarray, u: np.ndarray,
             a = np.broadcast_to(nudot[..., :6], (*batch, 6))
         else:
             par = model.parent[i]
-            a = (_mv(kin.X[i], f[par][1]) if par >= 0 else zero6) + kin.c[i]
+            a = (matvec(kin.X[i], f[par][1]) if par >= 0 else zero6) + kin.c[i]
             if model.kind[i] >= REVOLUTE:
                 a = a + ph.S[..., i, :] * nudot[..., off + col[i], None]
-        f[i] = [_mv(ph.D[..., i, :, :], a) + p[..., i, :], a]
+        f[i] = [matvec(ph.D[..., i, :, :], a) + p[..., i, :], a]
     out = np.zeros((*batch, off + len(one)), dtype=np.result_type(nudot, p))
     for i in range(n - 1, -1, -1):
         wrench = f[i][0]
         if model.kind[i] == FREE:
             out[..., :6] = wrench
         elif model.kind[i] >= REVOLUTE:
-            out[..., off + col[i]] = _dot(ph.S[..., i, :], wrench)
+            out[..., off + col[i]] = dot(ph.S[..., i, :], wrench)
         par = model.parent[i]
         if par >= 0:
-            f[par][0] = f[par][0] + _mv(_T(kin.X[i]), wrench)
+            f[par][0] = f[par][0] + matvec(transpose(kin.X[i]), wrench)
     return out
 
 
-def inverse_dynamics(model: Model, x: Any, acceleration: Any, u: Any = None,
+def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
                      params: Any = None) -> InverseDynamics:
     """Joint forces and base wrench that produce given accelerations (recursive Newton–Euler).
 
@@ -106,34 +116,34 @@ def inverse_dynamics(model: Model, x: Any, acceleration: Any, u: Any = None,
     -------
     InverseDynamics
     """
-    x, u = _state_and_input(model, x, u)
+    x, u = state_and_input(model, x, u)
     kin = kinematics(model, x, params)
     names = velocity_names(model)
     nudot = np.asarray(acceleration)
     if nudot.ndim == 0 or nudot.shape[-1] != len(names):
         raise ShapeError(f"acceleration must have shape (..., {len(names)}) in the order "
                          f"{list(names)}; got shape {nudot.shape}")
-    u_arr = model._input(u, kin.batch)
+    u_arr = model.check_input(u, kin.batch)
     if model.tau_column.max(initial=-1) >= 0:  # joint torques are the unknowns here
         u_arr = np.array(u_arr, dtype=float, copy=True)
         u_arr[..., model.tau_column[model.tau_column >= 0]] = 0.0
     Q = _rnea(model, kin, nudot, u_arr, bias=True)
     one = model.kind >= REVOLUTE
-    passive = _joint_forces(model, kin, np.zeros_like(u_arr))[..., one]
-    off = 6 if model._base >= 0 else 0
+    passive = joint_forces(model, kin, np.zeros_like(u_arr))[..., one]
+    off = 6 if model.floating_base else 0
     base = Q[..., :6] if off else np.zeros((*Q.shape[:-1], 6))
     return InverseDynamics(names, Q, Q[..., off:] - passive, base)
 
 
-def mass_matrix(model: Model, x: Any, params: Any = None) -> np.ndarray:
+def mass_matrix(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     """Generalized mass matrix ``M(q)`` (..., n_v, n_v), built column by column from inverse
     dynamics with zero velocities, gravity and loads (all columns in one batched call)."""
-    x = np.array(model._state(x), copy=True)
+    x = np.array(model.check_state(x), copy=True)
     one = model.kind >= REVOLUTE
     x[..., model.qd_index[one]] = 0.0
-    if model._base >= 0:
-        x[..., model._base:model._base + 6] = 0.0
+    if model.floating_base:
+        x[..., model.base_index:model.base_index + 6] = 0.0
     kin = kinematics(model, x[..., None, :], params)
     nv = len(velocity_names(model))
-    cols = _rnea(model, kin, np.eye(nv), model._input(None, kin.batch), bias=False)
-    return _T(cols)
+    cols = _rnea(model, kin, np.eye(nv), model.check_input(None, kin.batch), bias=False)
+    return transpose(cols)

@@ -11,39 +11,71 @@ Complex inputs compile a complex specialisation, so complex-step Jacobians pass 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from ..spatial.algebra import skew
 from ..spatial.euler import check_sequence
+from .joints import FREE, PRISMATIC, REVOLUTE
+from .tables import Physics
+from .tree import Tree
 
 __all__ = ["KernelData", "kernel_data", "run"]
 
-FREE, WELD, REVOLUTE, PRISMATIC = 0, 1, 2, 3
+# numba is imported, and the functions below compiled, on the first run(): importing the
+# package does not pay for numba, and a run that never uses the kernel never compiles it.
+_JIT_OPTIONS: dict[str, dict[str, Any]] = {}  # function name -> numba.njit options
+_COMPILED = threading.Event()
+_COMPILE_LOCK = threading.Lock()
 
 
-@njit(cache=True, inline="always")
+def _jit(**options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a function for numba compilation (``njit(cache=True, **options)``) on first use."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _JIT_OPTIONS[fn.__name__] = options
+        return fn
+
+    return register
+
+
+def _compile() -> None:
+    """Replace every registered function by its numba dispatcher (once, thread-safe)."""
+    with _COMPILE_LOCK:
+        if _COMPILED.is_set():
+            return
+        import numba  # heavy: imported on the first kernel run only
+
+        space = globals()
+        for name, options in _JIT_OPTIONS.items():
+            space[name] = numba.njit(cache=True, **options)(space[name])
+        _COMPILED.set()
+
+
+@_jit(inline="always")
 def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True, inline="always")
+@_jit(inline="always")
 def _row(A, a, v):
     """(A v)[a] for a 3×3 A."""
     return A[a, 0] * v[0] + A[a, 1] * v[1] + A[a, 2] * v[2]
 
 
-@njit(cache=True, inline="always")
+@_jit(inline="always")
 def _col(A, a, v):
     """(Aᵀ v)[a] for a 3×3 A."""
     return A[0, a] * v[0] + A[1, a] * v[1] + A[2, a] * v[2]
 
 
-@njit(cache=True, inline="always")
+@_jit(inline="always")
 def _elementary(axis, angle, R):
     c = np.cos(angle)
     s = np.sin(angle)
@@ -59,7 +91,7 @@ def _elementary(axis, angle, R):
     R[b, b] = c
 
 
-@njit(cache=True)
+@_jit()
 def _euler(theta, axes, P, Gamma, scratch):
     """P_{b/i} = R_i(ψ) R_j(θ) R_k(φ) and Γ = B⁻¹ with ω = B Θ̇, Θ = (φ, θ, ψ)."""
     Ri = scratch[0]
@@ -97,7 +129,7 @@ def _euler(theta, axes, P, Gamma, scratch):
     Gamma[2, 2] = (B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]) / det
 
 
-@njit(cache=True)
+@_jit()
 def _solve6(A, b, out):
     """Solve the 6×6 system A out = b by Gaussian elimination (A is SPD: no pivoting)."""
     M = A.copy()
@@ -115,7 +147,7 @@ def _solve6(A, b, out):
         out[i] = s / M[i, i]
 
 
-@njit(cache=True)
+@_jit()
 def _forward_kernel(
     x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
     k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_body_frame,
@@ -306,7 +338,7 @@ def _forward_kernel(
             for a in range(3):
                 pA[i, a] -= tmp3[a]
                 pA[i, 3 + a] -= tmp3b[a] + h[a]
-        # ---- loop-closure spring-dampers (titop_lpv.multibody.loops: same formulas, one loop at a time)
+        # ---- loop-closure spring-dampers (multibody.loops: same formulas, one loop at a time)
         for li in range(lp_a.shape[0]):
             ia = lp_a[li]
             ib = lp_b[li]
@@ -451,14 +483,35 @@ def _forward_kernel(
     return -1
 
 
-KernelData = SimpleNamespace
+@dataclass(frozen=True)
+class KernelData:
+    """Arguments of the compiled kernel for one model and one set of unbatched physics.
+
+    Attributes
+    ----------
+    args : tuple
+        Positional arguments of the kernel after the states and inputs (index arrays,
+        physical data as writable C-contiguous float arrays).
+    """
+
+    args: tuple[Any, ...]
 
 
-def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
-    """Arguments of the kernel for unbatched physical data ``ph``."""
-    from ..spatial.algebra import skew
+def kernel_data(model: Tree, ph: Physics) -> KernelData:
+    """Arguments of the kernel for unbatched physical data.
 
-    lds = model._loads
+    Parameters
+    ----------
+    model : Tree
+        The compiled model.
+    ph : Physics
+        Its physical data for one real parameter vector (no batch axes).
+
+    Returns
+    -------
+    KernelData
+    """
+    lds = model.loads
     n_loads = lds.kind.size
     force = np.zeros((n_loads, 3))
     torque = np.zeros((n_loads, 3))
@@ -475,10 +528,10 @@ def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
     def arr(a: Any) -> np.ndarray:  # writable copies: one numba specialisation for all calls
         return np.array(a, dtype=float, order="C", copy=True)
 
-    wi, lp = model._winputs, model._loops
-    return SimpleNamespace(args=(
+    wi, lp = model.wrench_inputs, model.loops
+    return KernelData(args=(
         model.kind.astype(np.int64), model.parent.astype(np.int64),
-        model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model._base),
+        model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model.base_index),
         model.tau_column.astype(np.int64), arr(ph.S),
         arr(ph.axis), arr(ph.rot),
         arr(ph.offset), arr(ph.D),
@@ -495,8 +548,17 @@ def kernel_data(model: Any, ph: SimpleNamespace) -> SimpleNamespace:
     ))
 
 
-def run(data: SimpleNamespace, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int]:
+def run(data: KernelData, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int]:
     """State derivatives for states ``x`` (M, n_x) and inputs ``u`` (M, n_u).
+
+    Parameters
+    ----------
+    data : KernelData
+        From :func:`kernel_data`.
+    x : ndarray, shape (M, n_x)
+        States.
+    u : ndarray, shape (M, n_u)
+        Inputs.
 
     Returns
     -------
@@ -509,5 +571,7 @@ def run(data: SimpleNamespace, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray
     x = np.require(x, dtype=dtype, requirements=["C", "W"])
     u = np.require(u, dtype=dtype, requirements=["C", "W"])
     xdot = np.zeros(x.shape, dtype=dtype)
+    if not _COMPILED.is_set():
+        _compile()
     status = _forward_kernel(x, u, *data.args, xdot)
     return xdot, int(status)

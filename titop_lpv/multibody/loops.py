@@ -27,22 +27,49 @@ loops.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.compiled import Model
-from ..spatial.algebra import cross
+from ..spatial.algebra import cross, matvec, transpose
+from .kinematics import Kinematics
+from .tree import Tree
 
-__all__ = ["loop_potential", "loop_state", "loop_wrenches"]
-
-
-def _mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return np.einsum("...ij,...j->...i", A, v)
+__all__ = ["LoopState", "loop_potential", "loop_state", "loop_wrenches"]
 
 
-def _mtv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return np.einsum("...ji,...j->...i", A, v)
+@dataclass(frozen=True)
+class LoopState:
+    """Relative motion across every loop; arrays with a loop axis before the last.
+
+    Attributes
+    ----------
+    dp : ndarray (..., L, 3)
+        δp [m], frame of ``a``'s body.
+    R : ndarray (..., L, 3, 3)
+        Relative attitude ``P_{a/i}ᵀ P_{b/i}``.
+    dpd : ndarray (..., L, 3)
+        δṗ [m/s], frame of ``a``'s body.
+    dw : ndarray (..., L, 3)
+        δω [rad/s], frame of ``a``'s body.
+    Pa, Pb : ndarray (..., L, 3, 3)
+        Attitudes of the two bodies.
+    pa, pb : ndarray (..., L, 3)
+        Attachment points [m], each in its body's frame.
+    k, d : ndarray (..., L, 6)
+        Stiffness and damping.
+    """
+
+    dp: np.ndarray
+    R: np.ndarray
+    dpd: np.ndarray
+    dw: np.ndarray
+    Pa: np.ndarray
+    Pb: np.ndarray
+    pa: np.ndarray
+    pb: np.ndarray
+    k: np.ndarray
+    d: np.ndarray
 
 
 def _vee_asym(A: np.ndarray) -> np.ndarray:
@@ -51,23 +78,21 @@ def _vee_asym(A: np.ndarray) -> np.ndarray:
                      A[..., 1, 0] - A[..., 0, 1]), axis=-1)
 
 
-def loop_state(model: Model, kin: SimpleNamespace) -> SimpleNamespace:
-    """Relative motion across every loop, arrays with a loop axis before the last.
+def loop_state(model: Tree, kin: Kinematics) -> LoopState:
+    """Relative motion across every loop.
 
     Parameters
     ----------
-    model : Model
-    kin : SimpleNamespace
-        Result of :func:`titop_lpv.multibody.dynamics.kinematics` for every body.
+    model : Tree
+        The compiled model.
+    kin : Kinematics
+        Result of :func:`titop_lpv.multibody.kinematics.kinematics` for every body.
 
     Returns
     -------
-    SimpleNamespace
-        ``dp`` (..., L, 3) δp [m], ``R`` (..., L, 3, 3), ``dpd`` (..., L, 3) δṗ [m/s],
-        ``dw`` (..., L, 3) δω [rad/s] (all in the frame of ``a``'s body), ``Pa``, ``Pb``
-        (..., L, 3, 3), ``pa``, ``pb`` (..., L, 3) [m], ``k``, ``d`` (..., L, 6).
+    LoopState
     """
-    lp, ph = model._loops, kin.phys
+    lp, ph = model.loops, kin.phys
     Pa = np.stack([kin.P[i] for i in lp.a], axis=-3)
     Pb = np.stack([kin.P[i] for i in lp.b], axis=-3)
     ra = np.stack([kin.r[i] for i in lp.a], axis=-2)
@@ -75,15 +100,15 @@ def loop_state(model: Model, kin: SimpleNamespace) -> SimpleNamespace:
     twa = np.stack([kin.tw[i] for i in lp.a], axis=-2)
     twb = np.stack([kin.tw[i] for i in lp.b], axis=-2)
     pa, pb = ph.loop_point_a, ph.loop_point_b
-    dp = _mtv(Pa, rb + _mv(Pb, pb) - ra - _mv(Pa, pa))
+    dp = matvec(transpose(Pa), rb + matvec(Pb, pb) - ra - matvec(Pa, pa))
     R = np.swapaxes(Pa, -1, -2) @ Pb
     wa, wb = twa[..., 3:], twb[..., 3:]
-    vB = _mv(R, twb[..., :3] + cross(wb, pb))  # velocity of B, frame of a
+    vB = matvec(R, twb[..., :3] + cross(wb, pb))  # velocity of B, frame of a
     vA = twa[..., :3] + cross(wa, pa)
     dpd = vB - vA - cross(wa, dp)
-    dw = _mv(R, wb) - wa
-    return SimpleNamespace(dp=dp, R=R, dpd=dpd, dw=dw, Pa=Pa, Pb=Pb, pa=pa, pb=pb,
-                           k=ph.loop_k, d=ph.loop_d)
+    dw = matvec(R, wb) - wa
+    return LoopState(dp=dp, R=R, dpd=dpd, dw=dw, Pa=Pa, Pb=Pb, pa=pa, pb=pb,
+                     k=ph.loop_k, d=ph.loop_d)
 
 
 def _g_diag(k: np.ndarray) -> np.ndarray:
@@ -92,14 +117,14 @@ def _g_diag(k: np.ndarray) -> np.ndarray:
     return 0.5 * np.sum(kr, axis=-1, keepdims=True) - kr
 
 
-def loop_wrenches(model: Model, kin: SimpleNamespace) -> np.ndarray:
+def loop_wrenches(model: Tree, kin: Kinematics) -> np.ndarray:
     """Wrenches of the loop-closure spring-dampers on every body, (..., n_bodies, 6).
 
     Force [N] and torque [N m] at each body's origin, body frame — the layout of the
     external wrenches of :mod:`titop_lpv.multibody.dynamics` (zero for bodies without a loop).
     """
     n = len(model.body_names)
-    lp = model._loops
+    lp = model.loops
     st = loop_state(model, kin)
     k, d = st.k, st.d
     f = k[..., :3] * st.dp + d[..., :3] * st.dpd
@@ -109,8 +134,8 @@ def loop_wrenches(model: Model, kin: SimpleNamespace) -> np.ndarray:
     RG = R * G[..., None, :]
     mdr = d[..., 3:] * st.dw
     Ta = cross(st.pa + st.dp, f) + _vee_asym(RG) + mdr
-    Fb = -_mv(RT, f)
-    Tb = cross(st.pb, Fb) - _vee_asym(GR) - _mv(RT, mdr)
+    Fb = -matvec(RT, f)
+    Tb = cross(st.pb, Fb) - _vee_asym(GR) - matvec(RT, mdr)
     Wa = np.concatenate((f, Ta), axis=-1)
     Wb = np.concatenate((Fb, Tb), axis=-1)
     inc_a = (lp.a[:, None] == np.arange(n)[None, :]).astype(float)
@@ -119,8 +144,20 @@ def loop_wrenches(model: Model, kin: SimpleNamespace) -> np.ndarray:
             + np.einsum("ln,...lj->...nj", inc_b, Wb))
 
 
-def loop_potential(model: Model, kin: SimpleNamespace) -> np.ndarray:
-    """Potential energy [J] stored in the loop springs, shape (...)."""
+def loop_potential(model: Tree, kin: Kinematics) -> np.ndarray:
+    """Potential energy [J] stored in the loop springs, shape (...).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled model.
+    kin : Kinematics
+        Result of :func:`titop_lpv.multibody.kinematics.kinematics` for every body.
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
     st = loop_state(model, kin)
     vt = 0.5 * np.sum(st.k[..., :3] * st.dp**2, axis=-1)
     diag = np.stack((st.R[..., 0, 0], st.R[..., 1, 1], st.R[..., 2, 2]), axis=-1)

@@ -13,29 +13,39 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import ParameterError
-from ..model.validate import ROTATION_TOL, SYMMETRY_TOL
+from .joints import PRISMATIC, REVOLUTE
 
-__all__ = ["check_parameter_values"]
+__all__ = ["AXIS_MIN_SQUARED", "ROTATION_TOL", "SYMMETRY_TOL", "check_parameter_values"]
+
+ROTATION_TOL = 1e-9  # |PᵀP − I| above this: not a rotation matrix
+SYMMETRY_TOL = 1e-9  # relative to the largest inertia entry: |I − Iᵀ|, negative eigenvalues
+AXIS_MIN_SQUARED = 1e-24  # a joint axis with |axis|² at or below this has no direction
 
 
-def check_parameter_values(model: Any, pv: np.ndarray) -> None:
-    """Check a parameter vector ``pv`` (..., n_params) of ``model``; see ``Model.check_params``.
+def check_parameter_values(tree: Any, pv: np.ndarray) -> None:
+    """Check a parameter vector of a compiled tree; see :meth:`titop_lpv.Model.check_params`.
+
+    Parameters
+    ----------
+    tree : Tree
+        The compiled tree (:class:`titop_lpv.multibody.tree.Tree`; its module imports this
+        one, so it is not imported here).
+    pv : ndarray, shape (..., n_params)
+        Parameter values in ``tree.param_names`` order.
 
     Raises
     ------
     ParameterError
         Listing every problem, naming the parameter or the body and field.
     """
-    from ..model.compiled import PRISMATIC, REVOLUTE  # the compiled model imports this module
-
-    if not model.param_names:
+    if not tree.param_names:
         return
-    flat = pv.reshape(-1, len(model.param_names))
+    flat = pv.reshape(-1, len(tree.param_names))
     problems: list[str] = []
     finite = np.isfinite(flat).all(axis=0)
     real = np.real(flat)
-    lo, hi = model._param_bounds.T
-    for k, name in enumerate(model.param_names):
+    lo, hi = tree.param_bounds.T
+    for k, name in enumerate(tree.param_names):
         if not finite[k]:
             problems.append(f"parameter {name!r}: must be finite")
             continue
@@ -44,10 +54,10 @@ def check_parameter_values(model: Any, pv: np.ndarray) -> None:
             problems.append(f"parameter {name!r}: value {worst:.6g} outside its declared "
                             f"range [{lo[k]:.6g}, {hi[k]:.6g}]")
     if problems:
-        raise ParameterError(problems, name=model.name)
-    vals = model._values(real)
+        raise ParameterError(problems, name=tree.name)
+    vals = tree.slot_values(real)
     vals = vals.reshape(-1, vals.shape[-1])
-    i = model._i
+    i = tree.slots
     mass = vals[:, i.mass]
     inertia = vals[:, i.inertia]
     rot = vals[:, i.rot]
@@ -59,8 +69,8 @@ def check_parameter_values(model: Any, pv: np.ndarray) -> None:
     indefinite = np.linalg.eigvalsh(sym)[..., 0] < -SYMMETRY_TOL * scale
     ortho = np.abs(np.swapaxes(rot, -1, -2) @ rot - np.eye(3)).max(axis=(-2, -1))
     improper = (ortho > ROTATION_TOL) | (np.linalg.det(rot) < 0)
-    one_dof = (model.kind == REVOLUTE) | (model.kind == PRISMATIC)
-    no_axis = one_dof & (np.einsum("...i,...i->...", axis, axis) <= 1e-24)
+    one_dof = (tree.kind == REVOLUTE) | (tree.kind == PRISMATIC)
+    no_axis = one_dof & (np.einsum("...i,...i->...", axis, axis) <= AXIS_MIN_SQUARED)
     checks = (
         (mass < 0, "mass must be >= 0"),
         (asym, "inertia is not symmetric"),
@@ -70,7 +80,7 @@ def check_parameter_values(model: Any, pv: np.ndarray) -> None:
     )
     for bad, what in checks:
         for b in np.flatnonzero(bad.any(axis=0)):
-            problems.append(f"body {model.body_names[b]!r}: {what} with these parameter "
+            problems.append(f"body {tree.body_names[b]!r}: {what} with these parameter "
                             "values")
     if problems:
-        raise ParameterError(problems, name=model.name)
+        raise ParameterError(problems, name=tree.name)

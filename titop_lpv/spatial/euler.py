@@ -1,6 +1,6 @@
 """Euler angles, direction cosine matrices and angular-rate kinematics.
 
-Convention (DESIGN.md): the DCM ``P_{b/i}`` maps body-frame coordinates to inertial ones,
+Convention (docs/design.md): the DCM ``P_{b/i}`` maps body-frame coordinates to inertial ones,
 ``[v]_Ri = P_{b/i} [v]_Rb``. A sequence ``"ijk"`` (1=x, 2=y, 3=z) lists the axes of the three
 rotations in the order they are applied from the inertial frame to the body frame:
 ``P_{b/i} = R_i(ψ) R_j(θ) R_k(φ)`` with ``R_a`` the elementary *active* rotations, so that
@@ -182,6 +182,17 @@ def euler_to_dcm(theta: ArrayLike, seq: str) -> NDArray:
     -------
     ndarray, shape (..., 3, 3)
         ``P_{b/i} = R_i(ψ) R_j(θ) R_k(φ)``, mapping body (Rb) to inertial (Ri) coordinates.
+
+    Examples
+    --------
+    A heading ψ = 90° about z (sequence ``"321"``: yaw, pitch, roll) maps the body x axis
+    onto the inertial y axis:
+
+    >>> P = euler_to_dcm([0.0, 0.0, np.pi / 2], "321")
+    >>> (np.round(P, 6) + 0.0).tolist()
+    [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    >>> euler_to_dcm(np.zeros((5, 3)), "213").shape  # a batch of angles
+    (5, 3, 3)
     """
     i, j, k = check_sequence(seq)
     theta = _as_angles(theta)
@@ -213,6 +224,12 @@ def dcm_to_euler(P: ArrayLike, seq: str) -> NDArray:
     At gimbal lock (cos θ = 0 for Tait–Bryan, sin θ = 0 for proper Euler) only φ ± ψ is
     defined; the split returned is then arbitrary and the complex-step derivative is
     singular. The middle angle uses an atan2 form that stays accurate near the singularity.
+
+    Examples
+    --------
+    >>> P = euler_to_dcm([0.1, -0.2, 0.3], "213")
+    >>> [round(angle, 6) for angle in dcm_to_euler(P, "213").tolist()]
+    [0.1, -0.2, 0.3]
     """
     i, j, k = check_sequence(seq)
     P = _as_float(P)

@@ -1,0 +1,254 @@
+"""The records a compiled tree is made of: slot-index tables and the physics of one evaluation.
+
+A :class:`~titop_lpv.multibody.tree.Tree` keeps, for each kind of numeric data, the indices
+of its slots (:class:`SlotIndex`, :class:`LoadTable`, :class:`LoopTable`,
+:class:`WrenchInputTable`, :class:`OutputSpec`); resolving the slots for given parameter
+values gives a :class:`Physics`. All are frozen dataclasses of read-only arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "LoadTable",
+    "LoopTable",
+    "OutputSpec",
+    "Physics",
+    "SlotIndex",
+    "WrenchInputTable",
+    "readonly",
+]
+
+
+def readonly(a: Any, dtype: Any = None) -> np.ndarray:
+    """A read-only copy of ``a`` as an array.
+
+    Parameters
+    ----------
+    a : array_like
+        Values.
+    dtype : data-type, optional
+        Data type of the copy.
+
+    Returns
+    -------
+    ndarray
+        With ``writeable`` False.
+    """
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class SlotIndex:
+    """Slot indices of each body's and joint's numeric data (arrays over bodies).
+
+    Attributes
+    ----------
+    mass : ndarray (n,)
+    inertia : ndarray (n, 3, 3)
+        Inertia at the centre of mass, body frame.
+    com : ndarray (n, 3)
+        Vector ``P→B`` from the joint point to the centre of mass, body frame.
+    offset : ndarray (n, 3)
+        The parent port ``C`` the body hangs from, parent frame.
+    rot : ndarray (n, 3, 3)
+        Constant joint orientation ``P_{a0/b}``.
+    axis : ndarray (n, 3)
+        Joint axis, child frame (unused for free and weld joints).
+    gravity : ndarray (3,)
+        Gravity, inertial frame.
+    base0 : ndarray (12,) or (0,)
+        Initial state of the floating base in state order.
+    k, d, rest, q0, qd0 : ndarray (n,)
+        Joint stiffness, damping, spring rest position, initial position and rate.
+    """
+
+    mass: np.ndarray
+    inertia: np.ndarray
+    com: np.ndarray
+    offset: np.ndarray
+    rot: np.ndarray
+    axis: np.ndarray
+    gravity: np.ndarray
+    base0: np.ndarray
+    k: np.ndarray
+    d: np.ndarray
+    rest: np.ndarray
+    q0: np.ndarray
+    qd0: np.ndarray
+
+
+@dataclass(frozen=True)
+class LoadTable:
+    """Constant loads: one row per load.
+
+    Attributes
+    ----------
+    kind : ndarray (L,)
+        0 buoyancy, 1 force, 2 torque.
+    body : ndarray (L,)
+        Body index.
+    point : ndarray (L, 3)
+        Slots of the application point (body frame).
+    vec : ndarray (L, 3)
+        Slots of the force [N] or torque [N m].
+    body_frame : ndarray (L,) of bool
+        Vector given in the body frame (else inertial).
+    fraction : ndarray (L,)
+        Slot of the buoyancy fraction of the total weight.
+    """
+
+    kind: np.ndarray
+    body: np.ndarray
+    point: np.ndarray
+    vec: np.ndarray
+    body_frame: np.ndarray
+    fraction: np.ndarray
+
+
+@dataclass(frozen=True)
+class LoopTable:
+    """Loop-closure spring-dampers between two points of two bodies.
+
+    Attributes
+    ----------
+    a, b : ndarray (L,)
+        Body indices of the two ends.
+    point_a, point_b : ndarray (L, 3)
+        Slots of the attachment points (each in its body's frame).
+    k, d : ndarray (L, 6)
+        Slots of the translational and rotational stiffness and damping.
+    names : tuple of str
+        Loop labels.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    k: np.ndarray
+    d: np.ndarray
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WrenchInputTable:
+    """Declared external wrench inputs: one row per input wrench.
+
+    Attributes
+    ----------
+    body : ndarray (W,)
+        Body index.
+    point : ndarray (W, 3)
+        Slots of the application point (body frame).
+    body_frame : ndarray (W,) of bool
+        Wrench given in the body frame (else inertial).
+    col : ndarray (W,)
+        Input column of the wrench's first component ``Fx``.
+    """
+
+    body: np.ndarray
+    point: np.ndarray
+    body_frame: np.ndarray
+    col: np.ndarray
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """One declared sensor.
+
+    Attributes
+    ----------
+    kind : str
+        ``q``, ``qd``, ``qdd``, ``position``, ``attitude``, ``velocity``,
+        ``angular_velocity`` or ``acceleration``.
+    body : int
+        Body index.
+    point : ndarray (3,)
+        Slots of the measured point (body frame).
+    body_frame : bool
+        Vector outputs in the body frame (else inertial).
+    columns : slice
+        Its columns in the output vector.
+    """
+
+    kind: str
+    body: int
+    point: np.ndarray
+    body_frame: bool
+    columns: slice
+
+
+@dataclass(frozen=True)
+class Physics:
+    """Physical data of one evaluation, resolved from the slots (leading axes: batch).
+
+    Attributes
+    ----------
+    mass : ndarray (..., n)
+        Masses [kg].
+    com : ndarray (..., n, 3)
+        Centres of mass ``P→B`` [m], body frame.
+    D : ndarray (..., n, 6, 6)
+        Direct dynamic model ``D_P`` at each body origin (eq. 4).
+    offset : ndarray (..., n, 3)
+        Parent port of each joint [m], parent frame.
+    rot : ndarray (..., n, 3, 3)
+        ``P_{a0/b}``.
+    axis : ndarray (..., n, 3)
+        Unit joint axes, child frame.
+    S : ndarray (..., n, 6)
+        Joint motion subspace ``[t; 0]`` (prismatic) or ``[0; r]`` (revolute), zero otherwise.
+    k, d, rest : ndarray (..., n)
+        Joint stiffness [N/m or N m/rad], damping [N s/m or N m s/rad] and rest position.
+    gravity : ndarray (..., 3)
+        [m/s²], inertial frame.
+    total_mass : ndarray (...)
+        [kg].
+    load_point, load_vec : ndarray (..., L, 3)
+        Load application points [m] and vectors.
+    load_fraction : ndarray (..., L)
+        Buoyancy fractions.
+    input_point : ndarray (..., W, 3)
+        Application points of the wrench inputs [m].
+    loop_point_a, loop_point_b : ndarray (..., Lp, 3)
+        Loop attachment points [m].
+    loop_k, loop_d : ndarray (..., Lp, 6)
+        Loop stiffness and damping.
+    vals : ndarray (..., n_slots)
+        Every slot value.
+    """
+
+    mass: np.ndarray
+    com: np.ndarray
+    D: np.ndarray
+    offset: np.ndarray
+    rot: np.ndarray
+    axis: np.ndarray
+    S: np.ndarray
+    k: np.ndarray
+    d: np.ndarray
+    rest: np.ndarray
+    gravity: np.ndarray
+    total_mass: np.ndarray
+    load_point: np.ndarray
+    load_vec: np.ndarray
+    load_fraction: np.ndarray
+    input_point: np.ndarray
+    loop_point_a: np.ndarray
+    loop_point_b: np.ndarray
+    loop_k: np.ndarray
+    loop_d: np.ndarray
+    vals: np.ndarray
+
+    def freeze(self) -> Physics:
+        """Make every array read-only (the data shared by cached evaluations); returns self."""
+        for f in fields(self):
+            getattr(self, f.name).setflags(write=False)
+        return self
