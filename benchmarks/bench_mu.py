@@ -41,7 +41,7 @@ import slycot
 
 from titop_lpv.robust.mu import freqresp, mu_lower, mu_sweep, mu_upper
 from titop_lpv.robust.stability import robust_stability
-from titop_lpv.robust.structure import _Structure
+from titop_lpv.robust.structure import MuStructure as _Structure
 
 REPEATS = (2, 2, 2, 2, 3, 4)
 BLOCKS = [("real", 1, 1, r, f"p{i + 1}") for i, r in enumerate(REPEATS)] + \

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import titop_lpv as tl
-from titop_lpv.multibody.dynamics import kinematics
+from titop_lpv.multibody.kinematics import kinematics
 from titop_lpv.multibody.loops import loop_state
 
 HERE = Path(__file__).resolve().parent

@@ -26,7 +26,7 @@ def test_docs_build_without_warnings(tmp_path):
     missing = [page for page in PAGES if not (tmp_path / "html" / f"{page}.html").is_file()]
     assert not missing, f"pages not built: {missing}"
     api = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
-    for name in ("titop_lpv.model.load_model", "titop_lpv.analysis.trim.trim",
+    for name in ("titop_lpv.model.files.load_model", "titop_lpv.analysis.trim.trim",
                  "titop_lpv.analysis.linearize.linearize", "titop_lpv.analysis.lpv.LPVGrid.at",
                  "titop_lpv.io.export.save_linear"):
         assert f'id="{name}"' in api, f"{name} is missing from the API reference"

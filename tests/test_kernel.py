@@ -1,4 +1,4 @@
-"""The compiled forward dynamics (numba, ``titop_lpv.multibody.kernel``) against the numpy reference.
+"""The compiled forward dynamics (numba, ``multibody.kernel``) against the numpy reference.
 
 Same recursion, two implementations: they must agree to rounding on the balloon and on
 seeded random trees (free and fixed roots, welds, prismatic and revolute joints, loads,

@@ -242,3 +242,25 @@ def test_readme_module_table_matches_the_tree() -> None:
                  if not any(f"titop_lpv.{m}" == t or f"titop_lpv.{m}".startswith(t + ".")
                             for t in named)]
     assert not uncovered, f"modules the README table does not name: {sorted(uncovered)}"
+
+
+def _third_party_imports(path: Path) -> list[tuple[str, int]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, node.lineno))
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_only_the_plotting_module_draws(module: str) -> None:
+    # compute, then plot: every .plot() calls a function of titop_lpv.plots; outside it (and
+    # the command line, which picks a backend and saves figures) matplotlib appears only as
+    # the Figure type of annotations
+    if module == "plots" or module.split(".")[0] in ("cli", "__main__"):
+        return
+    drawing = [f"line {line}: {name}" for name, line in _third_party_imports(MODULES[module])
+               if name.split(".")[0] == "matplotlib" and name != "matplotlib.figure"]
+    assert not drawing, f"titop_lpv.{module} uses matplotlib itself: {drawing}"

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 from titop_lpv.exceptions import ShapeError
+from titop_lpv.robust.atoms import ultidyn, ureal
+from titop_lpv.robust.blocks import UncertaintyError
 from titop_lpv.robust.lft import (
     IllPosedError,
     affine_lft,
@@ -27,7 +29,7 @@ from titop_lpv.robust.lft import (
     star,
 )
 from titop_lpv.robust.ops import feedback, hstack, series, uss, vstack
-from titop_lpv.robust.uss import USS, UncertaintyError, ultidyn, ureal
+from titop_lpv.robust.uss import USS
 
 RTOL = 1e-12
 OMEGA = (0.05, 0.6, 2.5, 17.0)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import titop_lpv as tl
-from titop_lpv.multibody.dynamics import forward_dynamics, kinematics
+from titop_lpv.multibody.dynamics import forward_dynamics
+from titop_lpv.multibody.kinematics import kinematics
 from titop_lpv.multibody.loops import loop_state, loop_wrenches
 from titop_lpv.spatial.algebra import cross
 

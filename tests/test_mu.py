@@ -135,7 +135,7 @@ def test_lower_bound_rejects_a_huge_delta_on_a_singular_matrix():
     assert mu_upper(M1, blocks).value == 0.0
     assert mu_lower(M1, blocks).value == 0.0
     from titop_lpv.robust.mu_lower import _finish
-    from titop_lpv.robust.structure import _Structure
+    from titop_lpv.robust.structure import MuStructure as _Structure
 
     big = 3.9e15 * np.eye(2)  # the Δ once returned: residual 2.6e-16 but no eigenvalue at 1
     s = np.linalg.svd(np.eye(2) - M @ big, compute_uv=False)[-1]

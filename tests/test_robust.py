@@ -10,8 +10,9 @@ import matplotlib
 import numpy as np
 import pytest
 
+from titop_lpv.robust.loop import RobustnessError, close_lft, delta_matrix
 from titop_lpv.robust.monte_carlo import monte_carlo
-from titop_lpv.robust.stability import RobustnessError, close_lft, delta_matrix, robust_stability
+from titop_lpv.robust.stability import robust_stability
 from titop_lpv.robust.worst_case import worst_case_gain
 
 matplotlib.use("Agg")
@@ -157,9 +158,11 @@ def test_worst_case_certificate_gamma_is_the_closed_form(full):
     """The γ that D-G scalings certify for [[M11, M12], [M21/γ, M22/γ]] (a generalised
     eigenvalue) against the certificate itself (mu_upper_bound._certify, Fan–Tits–Doyle):
     β(γ) = 1 at that γ, β > 1 just below it, for random matrices and a mixed structure."""
-    from titop_lpv.robust.mu_upper import _certify, _scaled, _to_full, dg_batch
-    from titop_lpv.robust.structure import _Structure
-    from titop_lpv.robust.uss import Block
+    from titop_lpv.robust.blocks import Block
+    from titop_lpv.robust.mu_upper import _certify, dg_batch
+    from titop_lpv.robust.mu_upper import full_scalings as _to_full
+    from titop_lpv.robust.mu_upper import scaled_matrices as _scaled
+    from titop_lpv.robust.structure import MuStructure as _Structure
     from titop_lpv.robust.worst_case import _gain_certified
 
     rng = np.random.default_rng(3)

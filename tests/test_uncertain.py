@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 
 from titop_lpv.exceptions import ShapeError
+from titop_lpv.robust.atoms import ucomplex, ultidyn, ureal
+from titop_lpv.robust.blocks import Block, DeltaStructure, UncertaintyError
 from titop_lpv.robust.evaluate import ComplexStateSpace
 from titop_lpv.robust.interconnect import interconnect
 from titop_lpv.robust.lft import IllPosedError, lft_upper
@@ -30,15 +32,7 @@ from titop_lpv.robust.ops import (
     uss,
     vstack,
 )
-from titop_lpv.robust.uss import (
-    USS,
-    Block,
-    DeltaStructure,
-    UncertaintyError,
-    ucomplex,
-    ultidyn,
-    ureal,
-)
+from titop_lpv.robust.uss import USS
 
 RTOL = 1e-12
 OMEGA = (0.03, 0.4, 1.7, 6.0, 40.0)

@@ -7,25 +7,62 @@ evaluate its dynamics (batched, complex-step safe) and analyse it::
     model = tl.load_model("examples/balloon.toml")
     traj = tl.simulate(model, (0.0, 20.0))
     traj.plot(["balloon_x", "balloon_y", "slider_q"])
+
+The public API below is grouped by layer, from the bottom up (docs/design.md §1).
 """
 
-from .analysis.linearize import Jacobians, LinearizationError, jacobians, linearize
-from .analysis.lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
-from .analysis.modes import ModalTable, Mode, modes
-from .analysis.operating_point import OperatingPoint
-from .analysis.response import ResponseComparison, compare_response
-from .analysis.simulate import Trajectory, simulate
-from .analysis.sweep import TrimSweep, trim_sweep
-from .analysis.trim import TrimError, TrimSpecError, trim
+# layer 0, base: every error and warning class
 from .exceptions import (
     DynamicsError,
     ModelError,
     ModelFileError,
     ParameterError,
     ShapeError,
+    SimulationError,
     TitopError,
+    TitopWarning,
     UnknownNameError,
 )
+
+# isort: split
+# layer 1', robust: uncertain parameters and systems, LFTs, mu, robustness analyses
+from .robust.atoms import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
+from .robust.blocks import Block, DeltaStructure, StructureError, UncertaintyError
+from .robust.evaluate import ComplexStateSpace
+from .robust.interconnect import interconnect
+from .robust.lft import (
+    IllPosedError,
+    affine_lft,
+    lft_lower,
+    lft_upper,
+    polynomial_lft,
+    star,
+)
+from .robust.lft import reduce as reduce_lft
+from .robust.loop import RobustnessError, close_lft, delta_matrix
+from .robust.monte_carlo import MonteCarloResult, monte_carlo
+from .robust.mu import MuResult, mu_sweep
+from .robust.mu_lower import mu_lower
+from .robust.mu_upper import mu_upper
+from .robust.ops import append, feedback, hstack, parallel, series, uss, vstack
+from .robust.stability import RobustStabilityResult, robust_stability
+from .robust.structure import MuBound, block_values, structured_norm
+from .robust.uss import USS
+from .robust.worst_case import WorstCaseGainResult, worst_case_gain
+
+# isort: split
+# layer 2, multibody: algorithms on the compiled tree
+from .multibody.dynamics import motion_vector
+from .multibody.energy import center_of_mass, energy, momentum
+from .multibody.inverse_dynamics import (
+    InverseDynamics,
+    inverse_dynamics,
+    mass_matrix,
+    velocity_names,
+)
+
+# isort: split
+# layer 3, model: descriptions, the System builder, model files, the compiled Model
 from .model import (
     Body,
     Buoyancy,
@@ -38,40 +75,26 @@ from .model import (
     Prismatic,
     Revolute,
     System,
-    TitopWarning,
     Torque,
     Weld,
     WrenchInput,
     load_model,
 )
-from .multibody.dynamics import motion_vector
-from .multibody.energy import center_of_mass, energy, momentum
-from .multibody.inverse_dynamics import (
-    InverseDynamics,
-    inverse_dynamics,
-    mass_matrix,
-    velocity_names,
-)
-from .robust.atoms import UComplex, ULTIDyn, UReal, ucomplex, ultidyn, ureal
-from .robust.evaluate import ComplexStateSpace
-from .robust.interconnect import interconnect
-from .robust.lft import IllPosedError, affine_lft, lft_lower, lft_upper, polynomial_lft, star
-from .robust.lft import reduce as reduce_lft
-from .robust.monte_carlo import MonteCarloResult, monte_carlo
-from .robust.mu import MuResult, mu_sweep
-from .robust.mu_lower import mu_lower
-from .robust.mu_upper import mu_upper
-from .robust.ops import append, feedback, hstack, parallel, series, uss, vstack
-from .robust.stability import (
-    RobustnessError,
-    RobustStabilityResult,
-    close_lft,
-    delta_matrix,
-    robust_stability,
-)
-from .robust.structure import MuBound, StructureError, block_values, structured_norm
-from .robust.uss import USS, Block, DeltaStructure, UncertaintyError
-from .robust.worst_case import WorstCaseGainResult, worst_case_gain
+
+# isort: split
+# layer 4, analysis: simulation, trim, sweeps, linearisation, modes, LPV grids
+from .analysis.linearize import Jacobians, LinearizationError, jacobians, linearize
+from .analysis.lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
+from .analysis.modes import ModalTable, Mode, modes
+from .analysis.operating_point import OperatingPoint
+from .analysis.response import ResponseComparison, compare_response
+from .analysis.simulate import Trajectory, simulate
+from .analysis.sweep import TrimSweep, trim_sweep
+from .analysis.trim import TrimError, TrimSpecError, trim
+
+# isort: split
+# layer 6, io: files of linear models, operating points and grids
+from .io.export import load_linear, save_linear
 
 __version__ = "0.1.0"
 
@@ -112,6 +135,7 @@ __all__ = [
     "RobustStabilityResult",
     "RobustnessError",
     "ShapeError",
+    "SimulationError",
     "StructureError",
     "System",
     "TitopError",
@@ -147,6 +171,7 @@ __all__ = [
     "lft_upper",
     "linearize",
     "linearize_sweep",
+    "load_linear",
     "load_model",
     "mass_matrix",
     "modes",
@@ -160,6 +185,7 @@ __all__ = [
     "polynomial_lft",
     "reduce_lft",
     "robust_stability",
+    "save_linear",
     "series",
     "simulate",
     "star",

@@ -3,10 +3,18 @@
 Nothing is computed inside a plotting call (python-control's "compute, then plot"); the
 result objects of the toolbox (:class:`~titop_lpv.analysis.simulate.Trajectory`,
 :class:`~titop_lpv.analysis.lpv.PoleMap`, :class:`~titop_lpv.analysis.lpv.BodeOverlay`,
-:class:`~titop_lpv.analysis.response.ResponseComparison`, :class:`~titop_lpv.analysis.sweep.TrimSweep`,
+:class:`~titop_lpv.analysis.response.ResponseComparison`,
+:class:`~titop_lpv.analysis.sweep.TrimSweep`,
 :class:`~titop_lpv.analysis.modes.ModalTable`) have a ``.plot()`` method that calls these. Only
 ``matplotlib.pyplot.subplots`` is used, so any backend works, including ``Agg`` without a
 screen.
+
+The robustness results (:class:`~titop_lpv.robust.mu.MuResult`,
+:class:`~titop_lpv.robust.stability.RobustStabilityResult`,
+:class:`~titop_lpv.robust.worst_case.WorstCaseGainResult`,
+:class:`~titop_lpv.robust.monte_carlo.MonteCarloResult`) pass plain arrays to
+:func:`plot_mu`, :func:`plot_robust_stability`, :func:`plot_worst_case_gain` and
+:func:`plot_monte_carlo`: this module imports nothing from :mod:`titop_lpv.robust`.
 """
 
 from __future__ import annotations
@@ -25,9 +33,13 @@ __all__ = [
     "plot_bode_overlay",
     "plot_comparison",
     "plot_modal_table",
+    "plot_monte_carlo",
+    "plot_mu",
     "plot_poles",
+    "plot_robust_stability",
     "plot_signals",
     "plot_sweep",
+    "plot_worst_case_gain",
 ]
 
 
@@ -40,7 +52,34 @@ def _subplots(*args: Any, **kwargs: Any) -> tuple[Figure, Any]:
 def plot_signals(t: np.ndarray, series: Mapping[str, np.ndarray],
                  units: Mapping[str, str] | None = None, *, ncols: int | None = None,
                  title: str | None = None) -> Figure:
-    """One subplot per signal against time ``t`` [s]; ``units`` label the y axes."""
+    """One subplot per signal against time ``t`` [s]; ``units`` label the y axes.
+
+    Parameters
+    ----------
+    t : ndarray (n_t,)
+        Time [s].
+    series : mapping of str to ndarray (n_t,)
+        ``name -> time history``, one subplot each (titled with the name), in this order.
+    units : mapping of str to str, optional
+        ``name -> unit`` for the y-axis labels (a name without a unit gets no label).
+    ncols : int, optional
+        Columns of the subplot grid (default 3 when more than 3 signals, else one per
+        signal).
+    title : str, optional
+        Figure title (default: none).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0.0, 1.0, 11)
+    >>> fig = plot_signals(t, {"q": np.sin(t), "qd": np.cos(t)}, {"q": "rad", "qd": "rad/s"})
+    >>> [ax.get_title() for ax in fig.axes], fig.axes[0].get_ylabel()
+    (['q', 'qd'], '[rad]')
+    """
     names = list(series)
     units = units or {}
     ncols = ncols or (3 if len(names) > 3 else len(names) or 1)
@@ -63,7 +102,20 @@ def plot_signals(t: np.ndarray, series: Mapping[str, np.ndarray],
 
 
 def plot_comparison(comparison: Any, names: Sequence[str] | None = None) -> Figure:
-    """Nonlinear (solid) and linear (dashed) responses of a ``ResponseComparison``."""
+    """Nonlinear (solid) and linear (dashed) responses of a ``ResponseComparison``.
+
+    Parameters
+    ----------
+    comparison : ResponseComparison
+        From :func:`titop_lpv.compare_response`.
+    names : sequence of str, optional
+        Outputs to plot, one subplot each, as spelled in ``comparison.outputs`` (default:
+        all of them).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     names = list(names or comparison.outputs)
     fig, axes = _subplots(len(names), 1, figsize=(6.5, 2.2 * len(names)), sharex=True,
                           squeeze=False)
@@ -79,7 +131,20 @@ def plot_comparison(comparison: Any, names: Sequence[str] | None = None) -> Figu
 
 
 def plot_poles(pole_map: Any, *, ax: Any = None) -> Figure:
-    """Poles of a ``PoleMap`` in the complex plane, coloured by the grid parameter."""
+    """Poles of a ``PoleMap`` in the complex plane, coloured by the grid parameter.
+
+    Parameters
+    ----------
+    pole_map : PoleMap
+        From :meth:`titop_lpv.LPVGrid.poles`; NaN poles (failed trims) are left out.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure of ``ax``, or the new one.
+    """
     if ax is None:
         fig, ax = _subplots(figsize=(6, 4.5))
     else:
@@ -98,7 +163,22 @@ def plot_poles(pole_map: Any, *, ax: Any = None) -> Figure:
 
 def plot_bode_overlay(overlay: Any, output: str | None = None, input: str | None = None,
                       ) -> Figure:
-    """Magnitude [dB] and phase [deg] of one channel of a ``BodeOverlay``, a curve per point."""
+    """Magnitude [dB] and phase [deg] of one channel of a ``BodeOverlay``, a curve per point.
+
+    Parameters
+    ----------
+    overlay : BodeOverlay
+        From :meth:`titop_lpv.LPVGrid.bode`; grid points whose response is not finite
+        (failed trims) are left out.
+    output : str, optional
+        Output channel, one of ``overlay.outputs`` (default: the first).
+    input : str, optional
+        Input channel, one of ``overlay.inputs`` (default: the first).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     i = overlay.outputs.index(output) if output else 0
     j = overlay.inputs.index(input) if input else 0
     fig, (am, ap) = _subplots(2, 1, figsize=(6.5, 5), sharex=True)
@@ -177,7 +257,20 @@ def plot_bode(response: Any, output: str | None = None, input: str | None = None
 
 
 def plot_sweep(sweep: Any, names: Sequence[str]) -> Figure:
-    """Values of a ``TrimSweep`` against its first grid parameter (a line per other value)."""
+    """Values of a ``TrimSweep`` against its first grid parameter (a line per other value).
+
+    Parameters
+    ----------
+    sweep : TrimSweep
+        From :func:`titop_lpv.trim_sweep`.
+    names : sequence of str
+        States, inputs or parameters to plot, one subplot each (as
+        :meth:`TrimSweep.values` reads them; NaN where the trim failed).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     first, xs = next(iter(sweep.axes.items()))
     fig, axes = _subplots(len(names), 1, figsize=(6, 2.4 * len(names)), squeeze=False,
                           sharex=True)
@@ -190,7 +283,17 @@ def plot_sweep(sweep: Any, names: Sequence[str]) -> Figure:
 
 
 def plot_modal_table(table: Any) -> Figure:
-    """A ``ModalTable`` rendered as a figure table (for reports), plus the poles."""
+    """A ``ModalTable`` rendered as a figure table (for reports), plus the poles.
+
+    Parameters
+    ----------
+    table : ModalTable
+        From :func:`titop_lpv.modes`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     rows = table._rows()
     fig, (ax_t, ax_p) = _subplots(1, 2, figsize=(13, 0.35 * len(rows) + 1.5),
                                   gridspec_kw={"width_ratios": [4, 1]})
@@ -208,4 +311,182 @@ def plot_modal_table(table: Any) -> Figure:
     ax_p.grid(True, alpha=0.3)
     if table.name:
         fig.suptitle(f"modes of {table.name}")
+    return fig
+
+
+# ------------------------------------------------------------------ robustness analyses
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Figure, Any]:
+    """``(figure, axes)``: new ones, or those of ``ax``."""
+    if ax is None:
+        return _subplots(figsize=figsize)
+    return ax.figure, ax
+
+
+def plot_mu(omega: np.ndarray, upper: np.ndarray, lower: np.ndarray,
+            peak_upper: tuple[float, float], peak_lower: tuple[float, float], *,
+            ax: Any = None) -> Figure:
+    """Bounds on the structured singular value μ against ω (log axis), peaks marked.
+
+    Parameters
+    ----------
+    omega : ndarray
+        Frequencies [rad/s] (ω = 0 is left out of the log axis).
+    upper : ndarray
+        Upper bound at each frequency.
+    lower : ndarray
+        Lower bound at each frequency.
+    peak_upper : (float, float)
+        ``(ω, value)`` of the largest upper bound.
+    peak_lower : (float, float)
+        ``(ω, value)`` of the largest lower bound.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax, (6.5, 4))
+    omega, upper, lower = np.asarray(omega), np.asarray(upper), np.asarray(lower)
+    pos = omega > 0
+    ax.semilogx(omega[pos], upper[pos], label="upper bound")
+    ax.semilogx(omega[pos], lower[pos], "--", label="lower bound")
+    for (w, v), m in ((peak_upper, "v"), (peak_lower, "^")):
+        if w > 0:
+            ax.plot(w, v, m, color="k")
+    ax.set_xlabel("ω [rad/s]")
+    ax.set_ylabel("μ")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def plot_robust_stability(omega: np.ndarray, upper: np.ndarray, lower: np.ndarray,
+                          peak_upper: tuple[float, float], peak_lower: tuple[float, float],
+                          nominal_poles: np.ndarray, critical_pole: complex,
+                          margin: tuple[float, float]) -> Figure:
+    """Robust stability: μ bounds against ω (see :func:`plot_mu`) and the poles, nominal and
+    with the destabilising Δ.
+
+    Parameters
+    ----------
+    omega, upper, lower : ndarray
+        μ bounds against frequency [rad/s].
+    peak_upper, peak_lower : (float, float)
+        ``(ω, value)`` of the peaks of the bounds.
+    nominal_poles : ndarray
+        Closed-loop poles at the nominal parameters.
+    critical_pole : complex
+        The closed-loop pole that the destabilising Δ puts on the imaginary axis.
+    margin : (float, float)
+        Lower and upper bounds on the stability margin (in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, (a1, a2) = _subplots(1, 2, figsize=(11, 4))
+    plot_mu(omega, upper, lower, peak_upper, peak_lower, ax=a1)
+    a1.set_title(f"margin ∈ [{margin[0]:.4g}, {margin[1]:.4g}]")
+    p = np.asarray(nominal_poles)
+    a2.plot(p.real, p.imag, "x", label="nominal")
+    a2.plot(critical_pole.real, critical_pole.imag, "o", mfc="none", ms=10,
+            label="with Δ critical")
+    a2.axvline(0.0, color="k", lw=0.6)
+    a2.set_xlabel("Re [rad/s]")
+    a2.set_ylabel("Im [rad/s]")
+    a2.grid(True, alpha=0.3)
+    a2.legend()
+    return fig
+
+
+def plot_worst_case_gain(omega: np.ndarray, nominal_curve: np.ndarray,
+                         worst_curve: np.ndarray, peak: tuple[float, float],
+                         upper: float | None = None, *, ax: Any = None) -> Figure:
+    """Worst-case gain: σ̄ against ω with the worst Δ and at the nominal parameters.
+
+    Parameters
+    ----------
+    omega : ndarray
+        Frequencies [rad/s] (ω = 0 is left out of the log axis).
+    nominal_curve : ndarray
+        σ̄ at the nominal parameters.
+    worst_curve : ndarray
+        σ̄ with the worst Δ.
+    peak : (float, float)
+        ``(ω, gain)`` of the worst-case peak (marked).
+    upper : float, optional
+        μ upper bound on the worst case, drawn as a horizontal line when finite.
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = _axes(ax, (6.5, 4))
+    omega = np.asarray(omega)
+    pos = omega > 0
+    ax.loglog(omega[pos], np.asarray(nominal_curve)[pos], label="nominal parameters")
+    ax.loglog(omega[pos], np.asarray(worst_curve)[pos], label="worst Δ")
+    if upper is not None and np.isfinite(upper):
+        ax.axhline(upper, color="k", ls=":", label="μ upper bound (on the grid)")
+    ax.plot(peak[0], peak[1], "o", color="C1")
+    ax.set_xlabel("ω [rad/s]")
+    ax.set_ylabel("σ̄ (gain)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def plot_monte_carlo(poles: np.ndarray, nominal_poles: np.ndarray,
+                     omega: np.ndarray | None = None, magnitude: np.ndarray | None = None,
+                     nominal_magnitude: np.ndarray | None = None, title: str = "") -> Figure:
+    """Monte-Carlo samples: the pole cloud and, with magnitudes, the Bode magnitude envelope
+    of one channel.
+
+    Parameters
+    ----------
+    poles : ndarray
+        Poles of the sampled systems (any shape).
+    nominal_poles : ndarray
+        Poles at the nominal parameters.
+    omega : ndarray, optional
+        Frequencies [rad/s] of the magnitudes.
+    magnitude : ndarray (n_samples, n_omega), optional
+        ``|G(jω)|`` of the channel for each sample (none: the pole cloud only).
+    nominal_magnitude : ndarray (n_omega,), optional
+        ``|G(jω)|`` at the nominal parameters.
+    title : str, optional
+        Title of the envelope (the channel).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    ncol = 2 if magnitude is not None else 1
+    fig, axes = _subplots(1, ncol, figsize=(5.5 * ncol, 4), squeeze=False)
+    a = axes[0, 0]
+    p = np.asarray(poles).ravel()
+    nominal_poles = np.asarray(nominal_poles)
+    a.plot(p.real, p.imag, ".", ms=2, alpha=0.4, label="samples")
+    a.plot(nominal_poles.real, nominal_poles.imag, "x", color="k", label="nominal")
+    a.axvline(0.0, color="k", lw=0.6)
+    a.set_xlabel("Re [rad/s]")
+    a.set_ylabel("Im [rad/s]")
+    a.grid(True, alpha=0.3)
+    a.legend()
+    if magnitude is not None and omega is not None and nominal_magnitude is not None:
+        omega = np.asarray(omega)
+        a, pos = axes[0, 1], omega > 0
+        mag = 20 * np.log10(np.maximum(np.asarray(magnitude)[:, pos], 1e-300))
+        a.fill_between(omega[pos], mag.min(0), mag.max(0), alpha=0.3, label="envelope")
+        a.semilogx(omega[pos],
+                   20 * np.log10(np.maximum(np.asarray(nominal_magnitude)[pos], 1e-300)),
+                   color="k", label="nominal")
+        a.set_xlabel("ω [rad/s]")
+        a.set_ylabel("magnitude [dB]")
+        a.set_title(title)
+        a.grid(True, which="both", alpha=0.3)
+        a.legend()
     return fig

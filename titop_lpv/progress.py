@@ -45,6 +45,15 @@ class Progress:
         self._last_tenth = -1
 
     def __call__(self, done: int, total: int | None = None) -> None:
+        """Show the progress after ``done`` work items.
+
+        Parameters
+        ----------
+        done : int
+            Number of work items finished.
+        total : int, optional
+            Number of work items (default: the ``total`` given to the constructor).
+        """
         self.done = done
         total = total or self.total
         frac = done / total if total else 1.0
@@ -85,6 +94,11 @@ def reporter(progress: bool | Callable[[int, int], None], total: int,
         Number of work items (for the bar).
     label : str
         Printed before the bar.
+
+    Returns
+    -------
+    callable or None
+        ``f(done, total)`` to call as the work advances, or None for no report.
     """
     if progress is True:
         return Progress(total, label)
@@ -96,6 +110,26 @@ def n_chunks(executor: Any, n_items: int, chunks: int | None) -> int:
 
     ``chunks`` when given, else 4 per worker when the executor says how many it has (a
     ``concurrent.futures`` pool's ``_max_workers``), else 8; at least 1, at most ``n_items``.
+
+    Parameters
+    ----------
+    executor : concurrent.futures.Executor or None
+        The executor the chunks go to (only its ``_max_workers``, if any, is read).
+    n_items : int
+        Number of work items.
+    chunks : int or None
+        The number of chunks asked for (None or 0: choose).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(max_workers=2) as pool:
+    ...     print(n_chunks(pool, 100, None), n_chunks(pool, 5, None), n_chunks(pool, 100, 3))
+    8 5 3
     """
     workers = getattr(executor, "_max_workers", None)
     return max(1, min(n_items, chunks or (4 * workers if workers else 8)))

@@ -38,11 +38,47 @@ class CLIError(TitopError, ValueError):
 
 
 def names(text: str | None) -> list[str] | None:
-    """``"a,b"`` -> ``["a", "b"]`` (None stays None)."""
+    """``"a,b"`` -> ``["a", "b"]`` (None stays None).
+
+    Parameters
+    ----------
+    text : str or None
+        Comma-separated names, as given on the command line; blanks around names and empty
+        names are dropped.
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> names("slider.tau, pendulum2.q")
+    ['slider.tau', 'pendulum2.q']
+    >>> names(None) is None
+    True
+    """
     return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
 
 
 def number(text: str, where: str) -> float:
+    """A command-line number.
+
+    Parameters
+    ----------
+    text : str
+        The text to read (anything ``float`` accepts).
+    where : str
+        The option (and name) it came from, for the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    CLIError
+        ``text`` is not a number.
+    """
     try:
         return float(text)
     except ValueError:
@@ -51,7 +87,30 @@ def number(text: str, where: str) -> float:
 
 
 def pairs(items: list[str], option: str) -> dict[str, str]:
-    """``["a=1", "b=2,c=3"]`` -> ``{"a": "1", "b": "2", "c": "3"}`` (values still text)."""
+    """``["a=1", "b=2,c=3"]`` -> ``{"a": "1", "b": "2", "c": "3"}`` (values still text).
+
+    Parameters
+    ----------
+    items : list of str
+        The values of a repeated option, each ``NAME=VALUE`` or several of them joined by
+        commas; a later name overrides an earlier one.
+    option : str
+        The option (``--param``, ``--fix``, ``--guess``), for the message.
+
+    Returns
+    -------
+    dict of str to str
+
+    Raises
+    ------
+    CLIError
+        An item is not ``NAME=VALUE``.
+
+    Examples
+    --------
+    >>> pairs(["k=80", "m=2,c=0.5"], "--param")
+    {'k': '80', 'm': '2', 'c': '0.5'}
+    """
     out: dict[str, str] = {}
     for part in (p for item in items for p in item.split(",")):
         name, eq, value = part.partition("=")
@@ -62,11 +121,53 @@ def pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def values(items: list[str], option: str) -> dict[str, float]:
+    """:func:`pairs` with every value read as a number.
+
+    Parameters
+    ----------
+    items : list of str
+        The values of a repeated option, ``NAME=VALUE`` (several joined by commas).
+    option : str
+        The option, for the message.
+
+    Returns
+    -------
+    dict of str to float
+
+    Raises
+    ------
+    CLIError
+        An item is not ``NAME=VALUE`` or a value is not a number.
+    """
     return {k: number(v, f"{option} {k}") for k, v in pairs(items, option).items()}
 
 
 def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
-    """``"LO:HI:N"`` -> ``(lo, hi, n)`` with ``n`` a positive integer."""
+    """``"LO:HI:N"`` -> ``(lo, hi, n)`` with ``n`` a positive integer.
+
+    Parameters
+    ----------
+    text : str
+        The grid, ``LO:HI:N``.
+    option : str
+        The option (and parameter) it came from, for the message.
+    example : str
+        A valid grid quoted in the message when ``text`` is malformed.
+
+    Returns
+    -------
+    (float, float, int)
+
+    Raises
+    ------
+    CLIError
+        Not three numbers separated by ``:``, or ``N`` is not a positive integer.
+
+    Examples
+    --------
+    >>> triple("25:100:31", "--param k", "k=25:100:31")
+    (25.0, 100.0, 31)
+    """
     parts = text.split(":")
     if len(parts) != 3:
         raise CLIError(f"{option} {text!r}: expected LO:HI:N, e.g. {example}")
@@ -77,7 +178,29 @@ def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
 
 
 def spin(text: str) -> dict[str, Any]:
-    """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``."""
+    """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``.
+
+    Parameters
+    ----------
+    text : str
+        The value of ``--spin``: ``BODY:AX,AY,AZ:RATE`` (the body, its spin axis, the spin
+        rate in rad/s), as :func:`titop_lpv.trim` takes ``spin=``.
+
+    Returns
+    -------
+    dict
+        ``{"body": str, "axis": [float, float, float], "rate": float}``.
+
+    Raises
+    ------
+    CLIError
+        Malformed value.
+
+    Examples
+    --------
+    >>> spin("hub:0,0,1:2.0")
+    {'body': 'hub', 'axis': [0.0, 0.0, 1.0], 'rate': 2.0}
+    """
     parts = text.split(":")
     axis = parts[1].split(",") if len(parts) == 3 else []
     if len(parts) != 3 or not parts[0] or len(axis) != 3:
@@ -142,12 +265,40 @@ class Parser(argparse.ArgumentParser):
     (one line, exit status 2) instead of printing the usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        """Raise :class:`UsageError` with ``message`` and where to find help."""
+        """Raise :class:`UsageError` with ``message`` and where to find help.
+
+        Parameters
+        ----------
+        message : str
+            argparse's message.
+
+        Raises
+        ------
+        UsageError
+            Always.
+        """
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 def one_line(err: BaseException) -> str:
-    """The error message on one line (continuation lines joined with '; ')."""
+    """The error message on one line (continuation lines joined with '; ').
+
+    Parameters
+    ----------
+    err : BaseException
+        The error. A ``KeyError`` gives its message without the quotes ``str`` adds; an
+        empty message gives the exception's class name; a leading ``"- "`` of a
+        continuation line is dropped; the line is cut to 1000 characters.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> one_line(ValueError("bad model:\\n- mass < 0\\n- no body"))
+    'bad model: mass < 0; no body'
+    """
     text = str(err.args[0]) if type(err) is KeyError and err.args else str(err)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:

@@ -40,6 +40,9 @@ import titop_lpv as tl
 from ..exceptions import TitopError
 from ..io.export import save_linear
 from ..model import read_description
+from ..names import canonical, find
+from ..plots import plot_bode
+from ..robust.frequency import default_omega
 from . import args as cv
 from . import report as rp
 from .args import CLIError
@@ -110,7 +113,7 @@ def _trim_kwargs(model: tl.Model, args: argparse.Namespace,
     spin = cv.spin(args.spin) if args.spin else None
     free = cv.names(args.free)
     if free is None:  # every configuration state, except fixed and cyclic ones
-        skip = {k.replace(".", "_") for k in fixed} | set(tl.velocity_names(model))
+        skip = {canonical(k) for k in fixed} | set(tl.velocity_names(model))
         if spin:
             skip |= {f"{spin['body']}_{s}" for s in ("x", "y", "z", "phi", "theta", "psi", "q")}
         free = [n for n in model.state_names if n not in skip]
@@ -137,7 +140,7 @@ def _trim(model: tl.Model, kwargs: dict[str, Any]) -> Any:
 def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
     """A clearer message for ``<body>_tau`` of a joint that is not actuated."""
     for name in names or []:
-        key = name.replace(".", "_")
+        key = canonical(name)
         body = key[:-4] if key.endswith("_tau") else ""
         if key not in model.input_names and body in model.body_names:
             raise CLIError(f"unknown input {name!r}: the joint of {body!r} is not actuated "
@@ -186,14 +189,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     signals = cv.names(args.signals) or list(model.output_names)
     known = (*model.state_names, *model.output_names, *model.input_names)
     for name in signals:
-        if name not in known and name.replace(".", "_") not in known:
+        if find(name, known) is None:
             raise CLIError(f"--signals: unknown signal {name!r}; signals are {list(known)}")
     traj = _simulate(model, args.t_final, x0, params)
     width = max(len(s) for s in signals)
     print(f"final values at t = {traj.t[-1]:g} s:")
     print(f"  {'signal':<{width}}  {'initial':>14}  {'final':>14}  unit")
     for name in signals:
-        data, unit = traj[name], traj.units.get(name.replace(".", "_"), "")
+        data, unit = traj[name], traj.units.get(canonical(name), "")
         print(f"  {name:<{width}}  {data[0]:14.6g}  {data[-1]:14.6g}  {unit}")
     if out is not None and out.suffix.lower() == ".npz":
         np.savez(out, t=traj.t, x=traj.x, y=traj.y, u=traj.u,
@@ -248,12 +251,12 @@ def cmd_modes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_omega(sys_: Any) -> np.ndarray:
-    """Log-spaced ω [rad/s] from 1.5 decades below the slowest mode to 1.5 above the fastest."""
-    wn = np.abs(np.linalg.eigvals(sys_.A)) if sys_.nstates else np.zeros(0)
-    wn = wn[wn > 1e-6]
-    lo, hi = (np.log10(wn.min()) - 1.5, np.log10(wn.max()) + 1.5) if wn.size else (-2, 2)
-    return np.logspace(np.floor(lo), np.ceil(hi), 600)
+def _bode_omega(sys_: Any) -> np.ndarray:
+    """600 log-spaced ω [rad/s] from 1.5 decades below the slowest mode to 1.5 above the
+    fastest, rounded out to whole decades (:func:`titop_lpv.robust.frequency.default_omega`)."""
+    poles = np.linalg.eigvals(sys_.A) if sys_.nstates else np.zeros(0)
+    return default_omega(poles, 600, decades=1.5, include_zero=False, whole_decades=True,
+                         min_modulus=1e-6)
 
 
 def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
@@ -262,8 +265,6 @@ def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
         raise CLIError(f"a Bode plot needs an input and an output; {sys_.name} has inputs "
                        f"{list(sys_.input_labels)} (--actuate BODY adds <body>_tau)")
     import control
-
-    from ..plots import plot_bode
 
     response = control.frequency_response(sys_, omega)  # computed here, drawn by plots.py
     mag = np.asarray(response.magnitude).reshape(sys_.noutputs, sys_.ninputs, omega.size)
@@ -291,7 +292,7 @@ def cmd_bode(args: argparse.Namespace) -> int:
             raise CLIError(f"--omega {args.omega!r}: need 0 < LO < HI and N >= 2")
         omega = np.logspace(np.log10(lo), np.log10(hi), n)
     sys_ = _trim_and_linearize(args)[1]
-    omega = _default_omega(sys_) if omega is None else omega
+    omega = _bode_omega(sys_) if omega is None else omega
     lines = _bode(sys_, omega, args.out)
     print(f"frequency response over ω ∈ [{omega[0]:.3g}, {omega[-1]:.3g}] rad/s "
           f"({omega.size} points):")
@@ -354,9 +355,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     drift = f"{verdicts.count('drift')} drift, " if "drift" in verdicts else ""
     print(f"stability: {verdicts.count('unstable')} unstable, {drift}"
           f"{verdicts.count('marginal')} marginal, {verdicts.count('stable')} stable of "
-          f"{len(verdicts)} points (unstable: a pole with Re λ > {rp.AXIS_TOL:g} rad/s; "
+          f"{len(verdicts)} points (unstable: a pole with Re λ > {rp.AXIS_TOL:g}·max(1, |λ|); "
           "drift: zero poles in Jordan chains, a position integrating a free velocity; "
-          f"marginal: none, but poles on the imaginary axis, |Re λ| <= {rp.AXIS_TOL:g}, e.g. "
+          f"marginal: none, but poles on the imaginary axis, |Re λ| <= "
+          f"{rp.AXIS_TOL:g}·max(1, |λ|), e.g. "
           "rigid-body zero poles)")
     if args.out:
         rp.wrote(save_linear(lpv, args.out))
@@ -399,7 +401,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(rp.stability_line(sys_))
     (out / "modes.md").write_text(f"# Modes of the hanging balloon\n\n{table.to_markdown()}\n")
     written.append(("modes.md", "the modal table (Markdown)"))
-    print("\n".join(_bode(sys_, _default_omega(sys_), out / "bode.png")))
+    print("\n".join(_bode(sys_, _bode_omega(sys_), out / "bode.png")))
     written.append(("bode.png", "Bode plot slider_tau → pendulum2_q"))
 
     print("\n4. LPV grid over the slider stiffness k ∈ [25, 100] N/m (31 points)")

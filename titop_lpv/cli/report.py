@@ -1,7 +1,8 @@
 """What ``titop-lpv`` prints and writes: stability verdicts, sweep table rows, written files.
 
-A pole with ``Re λ > AXIS_TOL`` is unstable; one with ``|Re λ| <= AXIS_TOL`` lies on the
-imaginary axis (rigid-body zero poles and undamped modes).
+A pole with ``|Re λ| <= AXIS_TOL·max(1, |λ|)`` lies on the imaginary axis (rigid-body zero
+poles and undamped modes; :func:`titop_lpv.robust.loop.on_axis`, the rule of the robustness
+analyses); one right of that band is unstable.
 """
 
 from __future__ import annotations
@@ -12,28 +13,46 @@ from typing import Any
 import numpy as np
 
 from ..analysis.modes import modes
+from ..robust.loop import AXIS_TOL, on_axis
 
 __all__ = ["AXIS_TOL", "savefig", "stability", "stability_line", "sweep_row", "wrote"]
-
-AXIS_TOL = 1e-6  # rad/s: a pole with |Re λ| <= AXIS_TOL lies on the imaginary axis
 
 
 def stability(sys_: Any) -> tuple[float, int, int, str]:
     """Where the poles of ``sys_`` lie: ``(max Re λ, n unstable, n on the axis, verdict)``.
 
-    A pole with ``Re λ > AXIS_TOL`` is unstable; one with ``|Re λ| <= AXIS_TOL`` lies on the
-    imaginary axis (the zero poles of rigid-body modes and neutral coordinates, undamped
-    modes). The verdict is ``unstable`` if a pole is unstable; else ``drift`` if the zero
-    eigenvalue is defective (more zero poles than independent null vectors of A: Jordan
-    chains, a position that integrates a free velocity — a rigid-body mode whose
-    displacement grows linearly after a velocity perturbation, unstable in Lyapunov's
-    sense); else ``marginal`` if a pole is on the axis; else ``stable``. Poles are counted
-    singly (a complex pair counts twice).
+    A pole with ``|Re λ| <= AXIS_TOL·max(1, |λ|)`` lies on the imaginary axis
+    (:func:`titop_lpv.robust.loop.on_axis`; the zero poles of rigid-body modes and neutral
+    coordinates, undamped modes). The verdict is ``unstable`` if a pole is unstable; else
+    ``drift`` if the zero eigenvalue is defective (more zero poles than independent null
+    vectors of A: Jordan chains, a position that integrates a free velocity — a rigid-body
+    mode whose displacement grows linearly after a velocity perturbation, unstable in
+    Lyapunov's sense); else ``marginal`` if a pole is on the axis; else ``stable``. A pole
+    right of the axis band is unstable. Poles are counted singly (a complex pair counts twice).
+
+    Parameters
+    ----------
+    sys_ : control.StateSpace
+        The linear model (only ``A`` and ``nstates`` are read).
+
+    Returns
+    -------
+    (float, int, int, str)
+        The largest real part of the poles [rad/s] (NaN without states), the number of
+        unstable poles, the number on the imaginary axis, and the verdict.
+
+    Examples
+    --------
+    >>> import control
+    >>> stability(control.ss([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]]))
+    (0.0, 0, 2, 'drift')
+    >>> stability(control.ss([[-2.0]], [[1.0]], [[1.0]], [[0.0]]))
+    (-2.0, 0, 0, 'stable')
     """
     A = np.asarray(sys_.A, float)
     lam = np.linalg.eigvals(A) if sys_.nstates else np.zeros(0)
-    re = lam.real
-    unstable, axis = int(np.sum(re > AXIS_TOL)), int(np.sum(np.abs(re) <= AXIS_TOL))
+    re, axial = lam.real, np.asarray(on_axis(lam), bool)
+    unstable, axis = int(np.sum((re > 0) & ~axial)), int(np.sum(axial))
     zeros = int(np.sum(np.abs(lam) <= AXIS_TOL))
     null = A.shape[0] - np.linalg.matrix_rank(A, tol=AXIS_TOL * max(1.0, np.abs(A).max(
         initial=0.0))) if zeros else 0
@@ -43,10 +62,21 @@ def stability(sys_: Any) -> tuple[float, int, int, str]:
 
 
 def stability_line(sys_: Any) -> str:
-    """One line: verdict, largest real part and how the poles were counted."""
+    """One line: verdict, largest real part and how the poles were counted.
+
+    Parameters
+    ----------
+    sys_ : control.StateSpace
+        The linear model, as :func:`stability` reads it.
+
+    Returns
+    -------
+    str
+    """
     top, unstable, axis, verdict = stability(sys_)
     return (f"stability: {verdict}: max Re λ = {top:.4g} rad/s, {unstable} unstable pole(s) "
-            f"(Re λ > {AXIS_TOL:g}), {axis} on the imaginary axis (|Re λ| <= {AXIS_TOL:g}: "
+            f"(Re λ > {AXIS_TOL:g}·max(1, |λ|)), {axis} on the imaginary axis "
+            f"(|Re λ| <= {AXIS_TOL:g}·max(1, |λ|): "
             "rigid-body zero poles and undamped modes; 'drift' where zero poles form Jordan "
             "chains, a position integrating a free velocity)")
 
@@ -58,10 +88,26 @@ def size(path: str | Path) -> str:
 
 
 def wrote(path: str | Path) -> None:
+    """Print ``wrote PATH (SIZE)`` on stdout for a file just written.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (it must exist: its size is read).
+    """
     print(f"wrote {path} ({size(path)})")
 
 
 def savefig(fig: Any, path: str | Path) -> None:
+    """Save a figure at 120 dpi and close it (the format follows the suffix of ``path``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; closed afterwards.
+    path : str or Path
+        The file to write.
+    """
     import matplotlib.pyplot as plt
 
     fig.savefig(path, dpi=120)
@@ -69,7 +115,19 @@ def savefig(fig: Any, path: str | Path) -> None:
 
 
 def sweep_row(sys_: Any) -> list[str]:
-    """Stability (max Re λ, unstable poles, verdict) and the slowest non-rigid mode."""
+    """Stability (max Re λ, unstable poles, verdict) and the slowest non-rigid mode.
+
+    Parameters
+    ----------
+    sys_ : control.StateSpace or None
+        The linear model at a grid point, or None where there is no equilibrium.
+
+    Returns
+    -------
+    list of str
+        Six cells: max Re λ, number of unstable poles, verdict, and ω_n [rad/s], ζ and kind
+        of the slowest non-rigid mode (``"-"`` where there is none).
+    """
     if sys_ is None:
         return ["-", "-", "no equilibrium", "-", "-", "-"]
     top, unstable, _, verdict = stability(sys_)

@@ -531,4 +531,3 @@ class Description(Protocol):
 
     def to_dict(self) -> dict[str, Any]:
         """The description as a schema dict."""
-        ...

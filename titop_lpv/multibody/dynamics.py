@@ -88,7 +88,25 @@ def _scatter(w: np.ndarray, bodies: np.ndarray, n: int) -> np.ndarray:
 
 def bias_wrenches(model: Tree, kin: Kinematics, u: np.ndarray, gravity_and_loads: bool = True
           ) -> tuple[np.ndarray, np.ndarray]:
-    """Twists (..., n, 6) and bias wrenches ``C(x') D x' − D [g_a; 0] − W_ext`` (eq. 11)."""
+    """Twists (..., n, 6) and bias wrenches ``C(x') D x' − D [g_a; 0] − W_ext`` (eq. 11).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    kin : Kinematics
+        The motion of every body (from :func:`~titop_lpv.multibody.kinematics.kinematics`).
+    u : ndarray (..., n_inputs)
+        Inputs (the wrench inputs enter ``W_ext``).
+    gravity_and_loads : bool, default True
+        Include gravity ``g_a`` (in body coordinates) and the external wrenches ``W_ext``
+        (loads, wrench inputs, loop closures); False: the velocity-product term only.
+
+    Returns
+    -------
+    twists, bias : ndarray (..., n_bodies, 6)
+        Twist of each body origin and its bias wrench, body frame.
+    """
     ph = kin.phys
     tw = np.stack(kin.tw, axis=-2)
     D = ph.D
@@ -104,7 +122,23 @@ def bias_wrenches(model: Tree, kin: Kinematics, u: np.ndarray, gravity_and_loads
 
 
 def joint_forces(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
-    """Spring, damper and actuator force of every joint, (..., n) (zero without a d.o.f.)."""
+    """Spring, damper and actuator force of every joint, (..., n) (zero without a d.o.f.).
+
+    ``τ = −k (q − rest) − d q̇ (+ u)`` [N m or N].
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    kin : Kinematics
+        The motion (joint positions and rates) and physical data.
+    u : ndarray (..., n_inputs)
+        Inputs; an actuated joint adds its column ``<body>_tau``.
+
+    Returns
+    -------
+    ndarray (..., n_bodies)
+    """
     ph = kin.phys
     one = model.kind >= REVOLUTE
     f = np.where(one, -ph.k * (kin.q - ph.rest) - ph.d * kin.qd, 0.0)
@@ -193,7 +227,29 @@ def _state_derivative(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray
 
 
 def state_and_input(model: Tree, x: Any, u: Any) -> tuple[np.ndarray, Any]:
-    """Checked state, broadcast to the batch axes of the input (if any)."""
+    """Checked state, broadcast to the batch axes of the input (if any).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s).
+    u : array_like (..., n_inputs) or None
+        Input(s), or None (zero inputs, checked later).
+
+    Returns
+    -------
+    x : ndarray (..., n_states)
+        The state, broadcast to the common batch shape.
+    u : ndarray (..., n_inputs) or None
+        The checked input, or None.
+
+    Raises
+    ------
+    ShapeError
+        A last axis of the wrong length.
+    """
     x = model.check_state(x)
     if u is not None:
         u = model.check_input(u, x.shape[:-1])
@@ -208,6 +264,15 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
 
     Parameters
     ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order.
+    u : array_like (..., n_inputs), optional
+        Inputs; zero when omitted.
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
     backend : {"auto", "numpy", "compiled"}
         ``"numpy"``: the vectorised recursion of this module (the reference);
         ``"compiled"``: the same recursion compiled by numba (:mod:`titop_lpv.multibody.kernel`),
@@ -252,7 +317,23 @@ def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.nda
 
 # ---------------------------------------------------------------------------- outputs
 def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
-    """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs)."""
+    """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order.
+    u : array_like (..., n_inputs), optional
+        Inputs; zero when omitted (they matter only to accelerations).
+    params : dict or array_like, optional
+        Parameter values; defaults when omitted.
+
+    Returns
+    -------
+    ndarray (..., n_outputs)
+    """
     x, u = state_and_input(model, x, u)
     ph = model.physics(params)
     if any(spec.kind in ("qdd", "acceleration") for spec in model.output_specs):
@@ -296,10 +377,18 @@ def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any 
 
     Parameters
     ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order.
     body : str
         Body name.
     point : str
         ``"origin"`` (the joint point ``P``), ``"com"`` or a port name.
+    u : array_like (..., n_inputs), optional
+        Inputs (they set the accelerations); zero when omitted.
+    params : dict or array_like, optional
+        Parameter values; defaults when omitted.
 
     Returns
     -------
@@ -324,7 +413,21 @@ def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any 
 
 
 def joint_inertia_problems(model: Tree, rtol: float = 1e-12) -> list[str]:
-    """Joints whose apparent inertia ``J_r`` (eq. 20) vanishes at the default state."""
+    """Joints whose apparent inertia ``J_r`` (eq. 20) vanishes at the default state.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    rtol : float, default 1e-12
+        ``J_r <= rtol`` times the largest entry of the bodies' dynamic models counts as
+        zero.
+
+    Returns
+    -------
+    list of str
+        One problem line per such joint (empty if none).
+    """
     ph = model.physics()
     scale = max(float(np.max(np.abs(ph.D))), 1e-300) if ph.D.size else 1.0
     try:

@@ -22,6 +22,17 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
     Constant torques and body-frame loads have no potential and are not included; with
     them, the total is not conserved.
 
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order; leading axes are a batch (e.g. the
+        ``traj.x`` of a simulation).
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
+
     Returns
     -------
     kinetic, potential : ndarray, shape (...)
@@ -48,7 +59,23 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
 
 
 def center_of_mass(model: Tree, x: Any, params: Any = None) -> np.ndarray:
-    """Position of the total centre of mass [m], inertial frame, shape (..., 3)."""
+    """Position of the total centre of mass [m], inertial frame, shape (..., 3).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order; leading axes are a batch (e.g. the
+        ``traj.x`` of a simulation).
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
+
+    Returns
+    -------
+    ndarray (..., 3)
+    """
     kin = kinematics(model, x, params)
     ph = kin.phys
     r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
@@ -59,6 +86,21 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     """Linear momentum [kg m/s] and angular momentum about the inertial origin [kg m²/s].
 
     Both in the inertial frame, shape (..., 3) each.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order; leading axes are a batch (e.g. the
+        ``traj.x`` of a simulation).
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
+
+    Returns
+    -------
+    linear, angular : ndarray (..., 3)
     """
     kin = kinematics(model, x, params)
     ph = kin.phys

@@ -103,6 +103,8 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
 
     Parameters
     ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
     x : array_like, shape (..., n_states)
         State (configuration and velocities).
     acceleration : array_like, shape (..., n_v)
@@ -111,6 +113,9 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
     u : array_like, optional
         Inputs: wrench inputs act as external loads; joint ``tau`` inputs are ignored
         (the result *is* the joint effort).
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
 
     Returns
     -------
@@ -137,7 +142,22 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
 
 def mass_matrix(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     """Generalized mass matrix ``M(q)`` (..., n_v, n_v), built column by column from inverse
-    dynamics with zero velocities, gravity and loads (all columns in one batched call)."""
+    dynamics with zero velocities, gravity and loads (all columns in one batched call).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like, shape (..., n_states)
+        State(s); only the configuration matters (the velocities are set to zero).
+    params : dict or array_like, optional
+        Parameter values; defaults when omitted.
+
+    Returns
+    -------
+    ndarray, shape (..., n_v, n_v)
+        In :func:`velocity_names` order.
+    """
     x = np.array(model.check_state(x), copy=True)
     one = model.kind >= REVOLUTE
     x[..., model.qd_index[one]] = 0.0

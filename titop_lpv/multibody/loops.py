@@ -122,6 +122,17 @@ def loop_wrenches(model: Tree, kin: Kinematics) -> np.ndarray:
 
     Force [N] and torque [N m] at each body's origin, body frame — the layout of the
     external wrenches of :mod:`titop_lpv.multibody.dynamics` (zero for bodies without a loop).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled model.
+    kin : Kinematics
+        Result of :func:`titop_lpv.multibody.kinematics.kinematics` for every body.
+
+    Returns
+    -------
+    ndarray, shape (..., n_bodies, 6)
     """
     n = len(model.body_names)
     lp = model.loops

@@ -24,6 +24,7 @@ __all__ = [
     "check_invertible",
     "close_static",
     "is_generic",
+    "lft_upper_abcd",
     "star_abcd",
     "static_abcd",
     "to_abcd",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 _EPS = np.finfo(float).eps
+MAX_COND = 1e-3 / _EPS  # a loop matrix with a larger condition number is singular
 _GENERIC = {p: re.compile(rf"^{p}\[\d+\]$") for p in "uyx"}
 
 
@@ -40,7 +42,19 @@ class IllPosedError(TitopError, ArithmeticError):
 
 
 class ABCD(NamedTuple):
-    """State-space matrices ``(A, B, C, D)``; a static matrix has ``A`` of shape (0, 0)."""
+    """State-space matrices ``(A, B, C, D)``; a static matrix has ``A`` of shape (0, 0).
+
+    Parameters
+    ----------
+    A : ndarray (n, n)
+        State matrix.
+    B : ndarray (n, m)
+        Input matrix.
+    C : ndarray (p, n)
+        Output matrix.
+    D : ndarray (p, m)
+        Feedthrough.
+    """
 
     A: np.ndarray
     B: np.ndarray
@@ -64,14 +78,32 @@ class ABCD(NamedTuple):
 
 
 def static_abcd(D: Any) -> ABCD:
-    """The :class:`ABCD` of a static gain ``D`` (2-D array, no states)."""
+    """The :class:`ABCD` of a static gain ``D`` (2-D array, no states).
+
+    Parameters
+    ----------
+    D : array_like
+        The gain (a number or a 2-D array).
+    """
     D = np.atleast_2d(np.asarray(D))
     p, m = D.shape
     return ABCD(np.zeros((0, 0)), np.zeros((0, m)), np.zeros((p, 0)), D)
 
 
 def blkdiag(*mats: np.ndarray) -> np.ndarray:
-    """Block-diagonal matrix of 2-D arrays (zero-sized blocks allowed)."""
+    """Block-diagonal matrix of 2-D arrays (zero-sized blocks allowed).
+
+    Parameters
+    ----------
+    *mats : ndarray
+        The blocks, in order.
+
+    Examples
+    --------
+    >>> blkdiag(np.eye(1), np.full((1, 2), 2.0))
+    array([[1., 0., 0.],
+           [0., 2., 2.]])
+    """
     rows = sum(M.shape[0] for M in mats)
     cols = sum(M.shape[1] for M in mats)
     out = np.zeros((rows, cols), dtype=np.result_type(float, *mats))
@@ -84,11 +116,17 @@ def blkdiag(*mats: np.ndarray) -> np.ndarray:
 
 def abcd_append(*systems: ABCD) -> ABCD:
     """Block-diagonal (parallel, unconnected) combination: states, inputs and outputs are
-    concatenated in argument order."""
+    concatenated in argument order.
+
+    Parameters
+    ----------
+    *systems : ABCD
+        The systems.
+    """
     return ABCD(*(blkdiag(*(s[k] for s in systems)) for k in range(4)))
 
 
-def check_invertible(X: np.ndarray, what: str) -> None:
+def check_invertible(X: np.ndarray, what: str, max_cond: float = MAX_COND) -> None:
     """Raise :class:`IllPosedError` when the square matrix ``X`` is numerically singular.
 
     Parameters
@@ -97,14 +135,16 @@ def check_invertible(X: np.ndarray, what: str) -> None:
         Square matrix (may be empty).
     what : str
         Description of the operation, used in the message.
+    max_cond : float, optional
+        Largest condition number accepted (default ``1e-3/eps``).
     """
-    if X.size and np.linalg.cond(X) * _EPS > 1e-3:
+    if X.size and np.linalg.cond(X) > max_cond:
         raise IllPosedError(f"{what} is not well posed: the loop matrix I − D22·K is singular "
                             f"(condition number {np.linalg.cond(X):.3g})")
 
 
 def close_static(sys: ABCD, K: Any, inputs: Sequence[int], outputs: Sequence[int], *,
-                 what: str = "interconnection") -> ABCD:
+                 what: str = "interconnection", max_cond: float = MAX_COND) -> ABCD:
     """Close the static loop ``u[inputs] = K y[outputs]`` (lower LFT with a constant ``K``).
 
     Parameters
@@ -117,6 +157,9 @@ def close_static(sys: ABCD, K: Any, inputs: Sequence[int], outputs: Sequence[int
         Indices of the inputs driven by ``K`` and of the outputs it reads.
     what : str, optional
         Description of the operation for the error message.
+    max_cond : float, optional
+        Largest condition number of ``I − D[outputs, inputs] K`` accepted (default
+        ``1e-3/eps``).
 
     Returns
     -------
@@ -134,7 +177,7 @@ def close_static(sys: ABCD, K: Any, inputs: Sequence[int], outputs: Sequence[int
     ki = np.setdiff1d(np.arange(sys.m), ii)
     ko = np.setdiff1d(np.arange(sys.p), oo)
     X = np.eye(len(oo)) - D[np.ix_(oo, ii)] @ K
-    check_invertible(X, what)
+    check_invertible(X, what, max_cond)
     F = K @ np.linalg.solve(X, np.hstack([C[oo], D[np.ix_(oo, ki)]])) if len(oo) else (
         np.zeros((len(ii), sys.n + len(ki))))
     Fx, Fu = F[:, : sys.n], F[:, sys.n :]
@@ -173,6 +216,62 @@ def star_abcd(S1: ABCD, S2: ABCD, ny: int, nu: int, *, what: str = "star product
     return close_static(S, K, ins, outs, what=what)
 
 
+def lft_upper_abcd(S: ABCD, Delta: Any, *, what: str = "upper LFT",
+                   max_cond: float = MAX_COND) -> ABCD:
+    """Upper LFT ``F_u(S, Δ)``: ``Δ`` closes the first inputs ``w`` of ``S`` with its first
+    outputs ``z`` (``w = Δ z``). The one implementation behind
+    :func:`titop_lpv.robust.lft.lft_upper`, the evaluation of uncertain systems and the
+    robustness analyses.
+
+    Parameters
+    ----------
+    S : ABCD
+        The LFT, inputs ``[w; u]`` and outputs ``[z; y]``; real or complex.
+    Delta : ABCD or array_like
+        The uncertainty: a static matrix (``n_w × n_z``) or a system (``n_w`` outputs,
+        ``n_z`` inputs).
+    what : str, optional
+        Description of the operation for the error message.
+    max_cond : float, optional
+        Largest condition number of ``I − D11 Δ`` accepted for a static Δ (default
+        ``1e-3/eps``).
+
+    Returns
+    -------
+    ABCD
+        From ``u`` to ``y``, states ``[x_S; x_Δ]``.
+
+    Raises
+    ------
+    IllPosedError
+        If ``I − D11 Δ_D`` is singular.
+
+    Examples
+    --------
+    ``M = [[0.5, 1], [1, 2]]`` closed by ``Δ = 1``: ``2 + 1·1·(1 − 0.5)⁻¹·1 = 4``.
+
+    >>> lft_upper_abcd(static_abcd([[0.5, 1.0], [1.0, 2.0]]), [[1.0]]).D
+    array([[4.]])
+    """
+    SD = Delta if isinstance(Delta, ABCD) else static_abcd(Delta)
+    if SD.n == 0:  # L = Δ (I − D11 Δ)⁻¹ [C1, D12] closes w = Δ z on the leading channels
+        K, (nw, nz), n = SD.D, SD.D.shape, S.n
+        if nw > S.m or nz > S.p:
+            raise ShapeError(f"{what}: Δ is {nw}×{nz} but the system has only {S.m} inputs "
+                             f"and {S.p} outputs")
+        A, B, C, D = S
+        X = np.eye(nz) - D[:nz, :nw] @ K
+        check_invertible(X, what, max_cond)
+        F = K @ np.linalg.solve(X, np.hstack([C[:nz], D[:nz, nw:]])) if nz else \
+            np.zeros((nw, n + S.m - nw))
+        Fx, Fu = F[:, :n], F[:, n:]
+        B1, D21 = B[:, :nw], D[nz:, :nw]
+        return ABCD(A + B1 @ Fx, B[:, nw:] + B1 @ Fu, C[nz:] + D21 @ Fx, D[nz:, nw:] + D21 @ Fu)
+    R = star_abcd(SD, S, SD.p, SD.m, what=what)
+    perm = np.r_[SD.n : SD.n + S.n, 0 : SD.n]  # states [x_S; x_Δ]
+    return ABCD(R.A[np.ix_(perm, perm)], R.B[perm], R.C[:, perm], R.D)
+
+
 def unique_names(names: Sequence[str], prefix: str) -> list[str]:
     """Signal names made unique: python-control generic names (``u[3]``) are renumbered
     when all names are generic; otherwise a repeated name gets a suffix ``_2``, ``_3`` ...
@@ -199,7 +298,15 @@ def unique_names(names: Sequence[str], prefix: str) -> list[str]:
 
 
 def is_generic(names: Sequence[str], prefix: str) -> bool:
-    """True when every name is a python-control default name such as ``u[0]``."""
+    """True when every name is a python-control default name such as ``u[0]``.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The names.
+    prefix : {"u", "y", "x"}
+        Prefix of the default names.
+    """
     return all(_GENERIC[prefix].match(n) for n in names)
 
 

@@ -1,11 +1,10 @@
 """Uncertain parameters: real (:func:`ureal`), complex (:func:`ucomplex`) and unmodelled
 dynamics (:func:`ultidyn`).
 
-Each one is normalised to a block of Δ (see :class:`titop_lpv.robust.uss.DeltaStructure`)
+Each one is normalised to a block of Δ (see :class:`titop_lpv.robust.blocks.DeltaStructure`)
 and behaves in arithmetic as a static uncertain system (1×1 for a parameter, ``ny × nu``
 for unmodelled dynamics): ``k * G``, ``feedback(G / m, c)``, ``P * (1 + W * D)`` …
 
-:mod:`titop_lpv.robust.uss` re-exports these names.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .abcd import ABCD
-from .uss import USS, Block, DeltaStructure, UncertaintyError, _Arithmetic, _check_name
+from .blocks import Block, DeltaStructure, UncertaintyError, check_name
+from .uss import USS, Arithmetic
 
 __all__ = ["UComplex", "ULTIDyn", "UReal", "ucomplex", "ultidyn", "ureal"]
 
@@ -35,7 +35,7 @@ def _real(x: Any, name: str, what: str) -> float:
 
 
 @dataclass(frozen=True)
-class UReal(_Arithmetic):
+class UReal(Arithmetic):
     """Uncertain real parameter: value ``center + half_width·δ``, ``δ ∈ [−1, 1]``.
 
     Build it with :func:`ureal`. It behaves as a 1×1 static uncertain system.
@@ -57,7 +57,7 @@ class UReal(_Arithmetic):
     kind: ClassVar[str] = "real"
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        check_name(self.name)
         for attr in ("nominal", "lo", "hi"):
             object.__setattr__(self, attr, _real(getattr(self, attr), self.name, attr))
         if self.lo == self.hi:
@@ -86,11 +86,23 @@ class UReal(_Arithmetic):
         return (self.nominal - self.center) / self.half_width
 
     def to_delta(self, value: float) -> float:
-        """Normalised ``δ`` of a physical value."""
+        """Normalised ``δ`` of a physical value.
+
+        Parameters
+        ----------
+        value : float
+            The physical value.
+        """
         return (_real(value, self.name, "value") - self.center) / self.half_width
 
     def from_delta(self, delta: float) -> float:
-        """Physical value of a normalised ``δ``."""
+        """Physical value of a normalised ``δ``.
+
+        Parameters
+        ----------
+        delta : float
+            The normalised value.
+        """
         return self.center + self.half_width * delta
 
     def affine(self) -> tuple[float, float]:
@@ -98,7 +110,13 @@ class UReal(_Arithmetic):
         return self.center, self.half_width
 
     def block(self, repeats: int = 1) -> Block:
-        """The block ``δ I_repeats``."""
+        """The block ``δ I_repeats``.
+
+        Parameters
+        ----------
+        repeats : int, optional
+            Number of copies (default 1).
+        """
         return Block(self.name, self.kind, 1, 1, repeats)
 
     def _as_uss(self) -> USS:
@@ -148,8 +166,16 @@ def ureal(name: str, nominal: float, *, range: tuple[float, float] | None = None
     UncertaintyError
         Zero-width or reversed range, nominal outside the range, bad name, none or several
         of the range arguments; the message names the parameter.
+
+    Examples
+    --------
+    >>> k = ureal("k", 2.0, percent=25)
+    >>> k.lo, k.hi, k.affine()
+    (1.5, 2.5, (2.0, 0.5))
+    >>> k.from_delta(-1.0), k.to_delta(2.25)
+    (1.5, 0.5)
     """
-    _check_name(name)
+    check_name(name)
     nominal = _real(nominal, name, "nominal")
     given = [k for k, v in (("range", range), ("percent", percent),
                             ("plusminus", plusminus)) if v is not None]
@@ -173,7 +199,7 @@ def ureal(name: str, nominal: float, *, range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
-class UComplex(_Arithmetic):
+class UComplex(Arithmetic):
     """Uncertain complex parameter ``nominal + radius·δ``, ``|δ| ≤ 1``; see :func:`ucomplex`.
 
     Parameters
@@ -192,7 +218,7 @@ class UComplex(_Arithmetic):
     kind: ClassVar[str] = "complex"
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        check_name(self.name)
         object.__setattr__(self, "nominal", _real(self.nominal, self.name, "nominal (the "
                                                   "disc centre; M is a real system)"))
         object.__setattr__(self, "radius", _real(self.radius, self.name, "radius"))
@@ -203,7 +229,13 @@ class UComplex(_Arithmetic):
     delta_nominal: ClassVar[float] = 0.0
 
     def to_delta(self, value: complex) -> complex:
-        """Normalised ``δ`` of a physical value."""
+        """Normalised ``δ`` of a physical value.
+
+        Parameters
+        ----------
+        value : complex
+            The physical value.
+        """
         try:
             return (complex(value) - self.nominal) / self.radius
         except (TypeError, ValueError):
@@ -211,7 +243,13 @@ class UComplex(_Arithmetic):
                                    f"got {value!r}") from None
 
     def from_delta(self, delta: complex) -> complex:
-        """Physical value of a normalised ``δ``."""
+        """Physical value of a normalised ``δ``.
+
+        Parameters
+        ----------
+        delta : complex
+            The normalised value.
+        """
         return self.nominal + self.radius * delta
 
     def affine(self) -> tuple[float, float]:
@@ -219,7 +257,13 @@ class UComplex(_Arithmetic):
         return self.nominal, self.radius
 
     def block(self, repeats: int = 1) -> Block:
-        """The block ``δ I_repeats``."""
+        """The block ``δ I_repeats``.
+
+        Parameters
+        ----------
+        repeats : int, optional
+            Number of copies (default 1).
+        """
         return Block(self.name, self.kind, 1, 1, repeats)
 
     _as_uss = UReal._as_uss
@@ -249,7 +293,7 @@ def ucomplex(name: str, nominal: float, *, radius: float | None = None,
     UncertaintyError
         Zero radius, complex nominal, none or both of radius/percent.
     """
-    _check_name(name)
+    check_name(name)
     nominal = _real(nominal, name, "nominal (the disc centre; M is a real system)")
     if (radius is None) == (percent is None):
         raise UncertaintyError(f"parameter {name!r}: give exactly one of radius=, percent=")
@@ -258,7 +302,7 @@ def ucomplex(name: str, nominal: float, *, radius: float | None = None,
 
 
 @dataclass(frozen=True)
-class ULTIDyn(_Arithmetic):
+class ULTIDyn(Arithmetic):
     """Unmodelled dynamics: a stable LTI ``Δ`` of size ``shape`` with ``‖Δ‖∞ ≤ bound``;
     see :func:`ultidyn`. In the LFT it is the full block ``Δ/bound`` (norm ≤ 1).
 
@@ -278,7 +322,7 @@ class ULTIDyn(_Arithmetic):
     kind: ClassVar[str] = "full"
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        check_name(self.name)
         try:
             shape = tuple(int(s) for s in self.shape)
         except (TypeError, ValueError):
@@ -293,7 +337,13 @@ class ULTIDyn(_Arithmetic):
                                    f"got {self.bound:g}")
 
     def block(self, repeats: int = 1) -> Block:
-        """The full block (``repeats`` copies)."""
+        """The full block (``repeats`` copies).
+
+        Parameters
+        ----------
+        repeats : int, optional
+            Number of copies (default 1).
+        """
         return Block(self.name, self.kind, self.shape[0], self.shape[1], repeats)
 
     def _as_uss(self) -> USS:

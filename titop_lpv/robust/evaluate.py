@@ -18,8 +18,9 @@ import control
 import numpy as np
 
 from ..exceptions import ShapeError
-from .abcd import ABCD, abcd_append, close_static, star_abcd, static_abcd, unique_names
-from .uss import USS, UncertaintyError
+from .abcd import ABCD, abcd_append, lft_upper_abcd, static_abcd, unique_names
+from .blocks import UncertaintyError
+from .system import LFTSystem
 
 __all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "vertices"]
 
@@ -66,8 +67,13 @@ class ComplexStateSpace:
         return self.A.shape[0]
 
     def __call__(self, x: complex) -> np.ndarray:
-        """Transfer matrix ``C (x I − A)⁻¹ B + D`` (noutputs × ninputs) at ``x`` (``s`` or
-        ``z``)."""
+        """Transfer matrix ``C (x I − A)⁻¹ B + D`` (noutputs × ninputs) at ``x``.
+
+        Parameters
+        ----------
+        x : complex
+            The point ``s`` (continuous time) or ``z`` (discrete time).
+        """
         n = self.nstates
         return self.C @ np.linalg.solve(x * np.eye(n) - self.A, self.B) + self.D
 
@@ -89,13 +95,13 @@ class ComplexStateSpace:
         return np.linalg.eigvals(self.A)
 
 
-def normalise(G: USS, values: Mapping[str, Any], *, physical: bool) -> dict[str, Any]:
+def normalise(G: LFTSystem, values: Mapping[str, Any], *, physical: bool) -> dict[str, Any]:
     """Normalised value of every block: the given ones, the nominal for the others.
 
     Parameters
     ----------
-    G : USS
-        The uncertain system.
+    G : LFTSystem
+        The uncertain system (a :class:`~titop_lpv.robust.uss.USS`).
     values : mapping
         ``{name: value}`` (physical values if ``physical``, else normalised δ).
     physical : bool
@@ -158,13 +164,13 @@ def _full(a: Any, v: Any, physical: bool) -> Any:
     return scale * arr
 
 
-def evaluate(G: USS, deltas: Mapping[str, Any]) -> Any:
+def evaluate(G: LFTSystem, deltas: Mapping[str, Any]) -> Any:
     """``F_u(M, Δ)`` at normalised values, with ``G``'s signal names.
 
     Parameters
     ----------
-    G : USS
-        The uncertain system.
+    G : LFTSystem
+        The uncertain system (a :class:`~titop_lpv.robust.uss.USS`).
     deltas : mapping
         ``{name: δ}`` for every block (see :func:`normalise`).
 
@@ -177,8 +183,7 @@ def evaluate(G: USS, deltas: Mapping[str, Any]) -> Any:
     dyn = [b for b in blocks if isinstance(deltas[b.name], control.StateSpace)]
     states, dt = G.state_labels, G.dt
     if not dyn:
-        R = close_static(S, G.delta.matrix(deltas), range(G.delta.nw), range(G.delta.nz),
-                         what=what)
+        R = lft_upper_abcd(S, G.delta.matrix(deltas), what=what)
     else:
         parts, dstates = [], []
         for b in blocks:
@@ -191,10 +196,7 @@ def evaluate(G: USS, deltas: Mapping[str, Any]) -> Any:
                     dstates += [f"{tag}_x{i}" for i in range(v.nstates)]
             else:
                 parts.append(static_abcd(np.kron(np.eye(b.repeats), np.atleast_2d(v))))
-        SD = abcd_append(*parts)
-        R = star_abcd(SD, S, SD.p, SD.m, what=what)
-        perm = np.r_[SD.n : SD.n + S.n, 0 : SD.n]  # states [x_M; x_Δ]
-        R = ABCD(R.A[np.ix_(perm, perm)], R.B[perm], R.C[:, perm], R.D)
+        R = lft_upper_abcd(S, abcd_append(*parts), what=what)  # states [x_M; x_Δ]
         states = states + dstates
     states = unique_names(states, "x")
     if any(np.iscomplexobj(M) and np.any(np.imag(M) != 0) for M in R):
@@ -204,13 +206,13 @@ def evaluate(G: USS, deltas: Mapping[str, Any]) -> Any:
                       outputs=G.output_labels, states=states, name=G.name)
 
 
-def grid(G: USS, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
+def grid(G: LFTSystem, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
     """Systems on a grid of physical values (others at their nominal).
 
     Parameters
     ----------
-    G : USS
-        The uncertain system.
+    G : LFTSystem
+        The uncertain system (a :class:`~titop_lpv.robust.uss.USS`).
     values : mapping
         ``{name: sequence of values}``.
 
@@ -227,13 +229,13 @@ def grid(G: USS, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
     return out
 
 
-def vertices(G: USS) -> np.ndarray:
+def vertices(G: LFTSystem) -> np.ndarray:
     """Systems at the vertices of the real-parameter box (δ = ±1; index 0 is −1).
 
     Parameters
     ----------
-    G : USS
-        The uncertain system.
+    G : LFTSystem
+        The uncertain system (a :class:`~titop_lpv.robust.uss.USS`).
 
     Returns
     -------
@@ -247,13 +249,13 @@ def vertices(G: USS) -> np.ndarray:
     return out
 
 
-def sample_delta(G: USS, n: int, seed: Any = None) -> list[dict[str, Any]]:
+def sample_delta(G: LFTSystem, n: int, seed: Any = None) -> list[dict[str, Any]]:
     """Random normalised values (see :meth:`USS.sample_delta`).
 
     Parameters
     ----------
-    G : USS
-        The uncertain system.
+    G : LFTSystem
+        The uncertain system (a :class:`~titop_lpv.robust.uss.USS`).
     n : int
         Number of samples (≥ 0).
     seed : int or numpy.random.Generator, optional

@@ -14,8 +14,9 @@ import control
 import numpy as np
 
 from .abcd import ABCD, unique_names
-from .ops import as_uss, merge_blocks
-from .uss import USS, UncertaintyError
+from .algebra import as_system, merge_blocks
+from .blocks import UncertaintyError
+from .uss import USS
 
 __all__ = ["interconnect"]
 
@@ -64,7 +65,7 @@ def interconnect(systems: Sequence[Any], inplist: Sequence[Any] | None = None,
     if (inplist is None and inputs is None) or (outlist is None and outputs is None):
         raise UncertaintyError("interconnect needs the external signals: inplist (or inputs) "
                                "and outlist (or outputs)")
-    Gs = [as_uss(G) for G in systems]
+    Gs = [as_system(G) for G in systems]
     inplist = list(inputs if inplist is None else inplist)
     outlist = list(outputs if outlist is None else outlist)
     taken = {s for G in Gs for s in (*G.input_labels, *G.output_labels)}

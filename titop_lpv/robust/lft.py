@@ -33,10 +33,12 @@ import control
 import numpy as np
 
 from ..exceptions import ShapeError
-from .abcd import ABCD, IllPosedError, star_abcd, to_abcd, unique_names
+from .abcd import ABCD, IllPosedError, lft_upper_abcd, star_abcd, to_abcd, unique_names
 from .atoms import UComplex, UReal, ureal
+from .blocks import DeltaStructure, UncertaintyError
 from .ops import as_uss
-from .uss import USS, DeltaStructure, UncertaintyError, _Arithmetic
+from .system import Uncertain
+from .uss import USS
 
 __all__ = [
     "IllPosedError",
@@ -76,7 +78,7 @@ def _wrap(R: ABCD, systems: Sequence[control.StateSpace | None], inputs: list[st
 def _uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str) -> USS:
     """``star`` with an uncertain first operand and a certain second one: the Δ channels
     of ``M1``'s LFT come first, so they stay free and the result is uncertain."""
-    if isinstance(M2, _Arithmetic):
+    if isinstance(M2, Uncertain):
         raise UncertaintyError(f"{what}: the second operand is uncertain "
                                f"({type(M2).__name__}); connect two uncertain systems with "
                                "tl.interconnect, tl.feedback or tl.series, which merge their "
@@ -87,12 +89,12 @@ def _uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str) -> USS:
         raise ShapeError(f"{what}: {ny} outputs and {nu} inputs of the uncertain system are "
                          f"to be connected, it has {U.noutputs} outputs and {U.ninputs} inputs "
                          "(besides its Δ channels, which stay free)")
-    R = star_abcd(U._S, SK, ny, nu, what=what)
-    dt = U._dt if sK is None else control.iosys.common_timebase(U._dt, sK.dt)
-    return USS._new(R, dt, U._delta, list(U._params.values()),
-                    list(U._inputs[: U.ninputs - nu]) + _labels(sK, "u", SK.m)[ny:],
-                    list(U._outputs[: U.noutputs - ny]) + _labels(sK, "y", SK.p)[nu:],
-                    list(U._states) + _labels(sK, "x", SK.n), U.name)
+    R = star_abcd(U.abcd, SK, ny, nu, what=what)
+    dt = U.dt if sK is None else control.iosys.common_timebase(U.dt, sK.dt)
+    return USS._new(R, dt, U.delta, list(U.params.values()),
+                    U.input_labels[: U.ninputs - nu] + _labels(sK, "u", SK.m)[ny:],
+                    U.output_labels[: U.noutputs - ny] + _labels(sK, "y", SK.p)[nu:],
+                    U.state_labels + _labels(sK, "x", SK.n), U.name)
 
 
 def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
@@ -129,8 +131,8 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
         :func:`titop_lpv.interconnect`, :func:`titop_lpv.feedback` or
         :func:`titop_lpv.series`.
     """
-    if isinstance(M1, _Arithmetic) or isinstance(M2, _Arithmetic):
-        if not isinstance(M1, _Arithmetic):
+    if isinstance(M1, Uncertain) or isinstance(M2, Uncertain):
+        if not isinstance(M1, Uncertain):
             raise UncertaintyError(f"star: M2 is uncertain ({type(M2).__name__}) and M1 is "
                                    "not; its Δ channels would be connected. Pass the "
                                    "uncertain system as M1, or connect with tl.interconnect")
@@ -172,12 +174,12 @@ def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
         If ``K`` is uncertain: close the loop with :func:`titop_lpv.feedback` or
         :func:`titop_lpv.interconnect`, which merge the Δ structures.
     """
-    if isinstance(M, _Arithmetic) or isinstance(K, _Arithmetic):
-        if not isinstance(M, _Arithmetic):
+    if isinstance(M, Uncertain) or isinstance(K, Uncertain):
+        if not isinstance(M, Uncertain):
             raise UncertaintyError(f"lft_lower: K is uncertain ({type(K).__name__}); close "
                                    "the loop with tl.feedback or tl.interconnect, which merge "
                                    "the Δ structures")
-        SK = to_abcd(K, "K")[0] if not isinstance(K, _Arithmetic) else None
+        SK = to_abcd(K, "K")[0] if not isinstance(K, Uncertain) else None
         return _uncertain_star(M, K, SK.m if SK else 0, SK.p if SK else 0, "lft_lower")
     SM, sM = to_abcd(M, "M")
     SK, sK = to_abcd(K, "K")
@@ -214,15 +216,21 @@ def lft_upper(M: Any, Delta: Any) -> np.ndarray | control.StateSpace:
         If ``Δ`` does not fit ``M``.
     IllPosedError
         If ``I − M11 Δ_D`` is singular.
+
+    Examples
+    --------
+    A gain ``2`` with an uncertain additive term: ``M = [[0, 1], [1, 2]]`` closed by
+    ``Δ = 0.5`` gives ``2 + 0.5``.
+
+    >>> lft_upper(np.array([[0.0, 1.0], [1.0, 2.0]]), np.array([[0.5]]))
+    array([[2.5]])
     """
     SM, sM = to_abcd(M, "M")
     SD, sD = to_abcd(Delta, "Delta")
     if SD.p > SM.m or SD.m > SM.p:
         raise ShapeError(f"lft_upper: Delta is {SD.p}×{SD.m} (outputs × inputs) but M is only "
                          f"{SM.p}×{SM.m}")
-    R = star_abcd(SD, SM, SD.p, SD.m, what="upper LFT")
-    perm = np.r_[SD.n : SD.n + SM.n, 0 : SD.n]  # states [x_M; x_Δ]
-    R = ABCD(R.A[np.ix_(perm, perm)], R.B[perm], R.C[:, perm], R.D)
+    R = lft_upper_abcd(SM, SD)  # states [x_M; x_Δ]
     return _wrap(R, [sM, sD], _labels(sM, "u", SM.m)[SD.p :], _labels(sM, "y", SM.p)[SD.m :],
                  _labels(sM, "x", SM.n) + _labels(sD, "x", SD.n))
 

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..plots import plot_monte_carlo
 from ..progress import reporter
+from .abcd import ABCD, IllPosedError, lft_upper_abcd
+from .frequency import check_omega, default_omega
+from .loop import LOOP_MAX_COND, RobustnessError, delta_matrix, nominal_values, split_lft
 from .mu import freqresp
-from .stability import RobustnessError, _default_omega, _lft, _nominal_values, delta_matrix
-from .structure import check_omega
-from .worst_case import _SS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -75,65 +76,47 @@ class MonteCarloResult:
         return "\n".join(lines)
 
     def plot(self, output: str | None = None, input: str | None = None) -> Figure:
-        """Pole cloud and Bode magnitude envelope of one channel; returns the Figure."""
-        import matplotlib.pyplot as plt
+        """Pole cloud and Bode magnitude envelope of one channel; returns the Figure
+        (:func:`titop_lpv.plots.plot_monte_carlo`).
 
-        ncol = 2 if self.magnitude is not None else 1
-        fig, axes = plt.subplots(1, ncol, figsize=(5.5 * ncol, 4), layout="constrained",
-                                 squeeze=False)
-        a = axes[0, 0]
-        p = self.poles.ravel()
-        a.plot(p.real, p.imag, ".", ms=2, alpha=0.4, label="samples")
-        a.plot(self.nominal_poles.real, self.nominal_poles.imag, "x", color="k",
-               label="nominal")
-        a.axvline(0.0, color="k", lw=0.6)
-        a.set_xlabel("Re [rad/s]")
-        a.set_ylabel("Im [rad/s]")
-        a.grid(True, alpha=0.3)
-        a.legend()
-        if self.magnitude is not None:
-            i = self.outputs.index(output) if output else 0
-            j = self.inputs.index(input) if input else 0
-            a, pos = axes[0, 1], self.omega > 0
-            mag = 20 * np.log10(np.maximum(self.magnitude[:, pos, i, j], 1e-300))
-            a.fill_between(self.omega[pos], mag.min(0), mag.max(0), alpha=0.3,
-                           label="envelope")
-            a.semilogx(self.omega[pos],
-                       20 * np.log10(np.maximum(self.nominal_magnitude[pos, i, j], 1e-300)),
-                       color="k", label="nominal")
-            a.set_xlabel("ω [rad/s]")
-            a.set_ylabel("magnitude [dB]")
-            a.set_title(f"{self.inputs[j]} → {self.outputs[i]}")
-            a.grid(True, which="both", alpha=0.3)
-            a.legend()
-        return fig
+        Parameters
+        ----------
+        output : str, optional
+            Performance output of the envelope (default: the first).
+        input : str, optional
+            Performance input of the envelope (default: the first).
+        """
+        if self.magnitude is None:
+            return plot_monte_carlo(self.poles, self.nominal_poles)
+        i = self.outputs.index(output) if output else 0
+        j = self.inputs.index(input) if input else 0
+        return plot_monte_carlo(self.poles, self.nominal_poles, self.omega,
+                                self.magnitude[:, :, i, j], self.nominal_magnitude[:, i, j],
+                                f"{self.inputs[j]} → {self.outputs[i]}")
 
 
-def _evaluate(mats: tuple[np.ndarray, ...], deltas: np.ndarray, omega: np.ndarray,
+def _evaluate(S: ABCD, deltas: np.ndarray, omega: np.ndarray,
               perf: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """Poles and |F_u(M, Δ)(jω)| of a chunk of samples (module level: picklable for
-    executors). ``mats`` = (A, B1, B2, C1, C2, D11, D12, D21, D22)."""
-    A, B1, B2, C1, C2, D11, D12, D21, D22 = mats
-    n, nx = deltas.shape[0], A.shape[0]
-    poles = np.full((n, nx), np.nan + 0j)
-    mag = np.full((n, omega.size, C2.shape[0], B2.shape[1]), np.nan) if perf else None
-    E = np.eye(D11.shape[0]) - D11 @ deltas
-    ok = np.linalg.cond(E) <= 1e12  # I − D11 Δ invertible: a well-posed loop
-    L = np.zeros_like(deltas)
-    L[ok] = deltas[ok] @ np.linalg.inv(E[ok])
-    Acl = A + B1 @ L @ C1
-    if nx:
-        poles[ok] = np.linalg.eigvals(Acl[ok])
-    if perf:
-        for k in np.flatnonzero(ok):
-            sys = _SS(Acl[k], B2 + B1 @ L[k] @ D12, C2 + D21 @ L[k] @ C1,
-                      D22 + D21 @ L[k] @ D12)
-            mag[k] = np.abs(freqresp(sys, omega))
+    executors); ``S`` is the LFT ``M``. Ill-posed samples (I − D11 Δ singular) get NaN."""
+    n, nw, nz = deltas.shape
+    poles = np.full((n, S.n), np.nan + 0j)
+    mag = np.full((n, omega.size, S.p - nz, S.m - nw), np.nan) if perf else None
+    for k, delta in enumerate(deltas):
+        try:
+            R = lft_upper_abcd(S, delta, max_cond=LOOP_MAX_COND)
+        except IllPosedError:
+            continue
+        if S.n:
+            poles[k] = np.linalg.eigvals(R.A)
+        if perf:
+            mag[k] = np.abs(freqresp(R, omega))
     return poles, mag
 
 
 def _sample(blocks: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` real static Δ of the structure (see :func:`monte_carlo`)."""
+    """``n`` real static Δ of the structure ``blocks`` (a DeltaStructure; see
+    :func:`monte_carlo`)."""
     out = []
     for _ in range(n):
         vals = []
@@ -189,23 +172,23 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
         raise RobustnessError(f"n must be a positive integer, got {n!r}")
     if int(chunksize) != chunksize or chunksize < 1:
         raise RobustnessError(f"chunksize must be a positive integer, got {chunksize!r}")
-    lft = _lft(M, blocks)
+    lft = split_lft(M, blocks)
     st = lft.st
-    omega = (_default_omega(lft, 200) if omega is None
+    omega = (default_omega(lft.poles(), 200) if omega is None
              else check_omega(omega, RobustnessError))
     perf = lft.B2.shape[1] > 0 and lft.C2.shape[0] > 0
-    deltas = _sample(st.blocks, int(n), np.random.default_rng(seed))
-    mats = (lft.A, lft.B1, lft.B2, lft.C1, lft.C2, lft.D11, lft.D12, lft.D21, lft.D22)
+    deltas = _sample(st.delta, int(n), np.random.default_rng(seed))
+    S = lft.abcd
     cuts = [*range(0, int(n), int(chunksize)), int(n)]
     report = reporter(progress, int(n), "monte_carlo")
     if executor is None:
         parts = []
         for lo, hi in itertools.pairwise(cuts):
-            parts.append(_evaluate(mats, deltas[lo:hi], omega, perf))
+            parts.append(_evaluate(S, deltas[lo:hi], omega, perf))
             if report:
                 report(hi, int(n))
     else:
-        futs = [executor.submit(_evaluate, mats, deltas[lo:hi], omega, perf)
+        futs = [executor.submit(_evaluate, S, deltas[lo:hi], omega, perf)
                 for lo, hi in itertools.pairwise(cuts)]
         parts, done = [], 0
         for f, (lo, hi) in zip(futs, itertools.pairwise(cuts)):
@@ -215,12 +198,12 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
                 report(done, int(n))
     poles = np.concatenate([p for p, _ in parts])
     mag = np.concatenate([m for _, m in parts]) if perf else None
-    nom_vals = _nominal_values(lft)
-    nom = lft.closed(delta_matrix(st.blocks, list(nom_vals.values())).real)
+    nom_vals = nominal_values(lft)
+    nom = lft.closed(delta_matrix(st.delta, list(nom_vals.values())).real)
     if nom is None:
         raise RobustnessError("ill-posed loop at the nominal parameters (I − D11 Δ singular)")
     return MonteCarloResult(deltas, poles, omega, mag,
                             np.linalg.eigvals(nom[0]) if nom[0].size else np.zeros(0, complex),
-                            np.abs(freqresp(_SS(*nom), omega)) if perf else None, nom_vals,
+                            np.abs(freqresp(nom, omega)) if perf else None, nom_vals,
                             tuple(lft.sys.input_labels[st.nw:]),
                             tuple(lft.sys.output_labels[st.nz:]))

@@ -38,18 +38,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import optimize
 
+from ..plots import plot_mu
+from .blocks import Block, StructureError, as_blocks
+from .frequency import check_omega
 from .mu_lower import lower_batch, mu_lower
-from .mu_upper import _to_full, _upper_single, dg_batch, dg_init, mu_upper
-from .structure import (
-    MuBound,
-    StructureError,
-    _Structure,
-    as_blocks,
-    block_values,
-    check_omega,
-    structured_norm,
-)
-from .uss import Block
+from .mu_upper import dg_batch, dg_init, full_scalings, mu_upper, upper_bound
+from .structure import MuBound, MuStructure, block_values, structured_norm
 
 if TYPE_CHECKING:
     import control
@@ -62,7 +56,19 @@ __all__ = ["Block", "MuBound", "MuResult", "StructureError", "as_blocks", "block
 # --------------------------------------------------------------------------- sweeps
 def freqresp(sys: Any, omega: Sequence[float] | np.ndarray) -> np.ndarray:
     """Frequency response ``C (jω I − A)⁻¹ B + D`` of a state-space system, as an array
-    (n_omega, n_out, n_in); ``omega`` in rad/s."""
+    (n_omega, n_out, n_in).
+
+    Parameters
+    ----------
+    sys : control.StateSpace or ABCD
+        Any object with the attributes ``A``, ``B``, ``C``, ``D`` (continuous time).
+    omega : array_like
+        Frequencies [rad/s].
+
+    Returns
+    -------
+    ndarray (n_omega, n_out, n_in), complex
+    """
     A, B, C, D = (np.asarray(getattr(sys, m), float) for m in "ABCD")
     omega = np.asarray(omega, float).ravel()
     out = np.empty((omega.size, D.shape[0], D.shape[1]), complex)
@@ -120,26 +126,19 @@ class MuResult:
             f"  gap {gap:.2%}; AB13MD at {self.ab13md_omega.size} frequencies"])
 
     def plot(self, *, ax: Any = None) -> Figure:
-        """Upper and lower bounds against ω (log axis); returns the Figure."""
-        import matplotlib.pyplot as plt
+        """Upper and lower bounds against ω (log axis); returns the Figure
+        (:func:`titop_lpv.plots.plot_mu`).
 
-        fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained") if ax is None \
-            else (ax.figure, ax)
-        pos = self.omega > 0
-        ax.semilogx(self.omega[pos], self.upper[pos], label="upper bound")
-        ax.semilogx(self.omega[pos], self.lower[pos], "--", label="lower bound")
-        for w, v, m in ((self.omega_upper, self.peak_upper, "v"),
-                        (self.omega_lower, self.peak_lower, "^")):
-            if w > 0:
-                ax.plot(w, v, m, color="k")
-        ax.set_xlabel("ω [rad/s]")
-        ax.set_ylabel("μ")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        return fig
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into these axes (default: a new figure).
+        """
+        return plot_mu(self.omega, self.upper, self.lower, (self.omega_upper, self.peak_upper),
+                       (self.omega_lower, self.peak_lower), ax=ax)
 
 
-def _upper_grid(Z: np.ndarray, st: _Structure):
+def _upper_grid(Z: np.ndarray, st: MuStructure):
     """Certified D-G bounds on a grid, refined lazily: a few quasi-Newton steps of diagonal
     scalings everywhere (warm-started from a coarse subset), then rounds of more steps (and
     full-block scalings if blocks repeat) on every point above the best refined bound."""
@@ -164,7 +163,7 @@ def _upper_grid(Z: np.ndarray, st: _Structure):
             if c.size and lev == 0:
                 u, x[c] = dg_batch(Z[c], st, x[c], iters=30)
             elif c.size:
-                u, xfc = dg_batch(Z[c], st, _to_full(x[c], st), iters=40, full=True)
+                u, xfc = dg_batch(Z[c], st, full_scalings(x[c], st), iters=40, full=True)
                 xf.update(zip(c.tolist(), xfc))
             if c.size:
                 ub[c], level[c] = np.minimum(ub[c], u), lev + 1
@@ -209,7 +208,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         iteration everywhere, :func:`mu_lower` at the largest grid upper bound and at the
         refined peak.
     """
-    st = _Structure(blocks)
+    st = MuStructure(blocks)
     omega = check_omega(omega)
     if getattr(sys, "dt", 0) not in (0, None):
         raise StructureError(f"the system is discrete-time (dt = {sys.dt}); only continuous "
@@ -228,7 +227,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         k = heapq.heappop(heap)[1]
         if k in done:
             break
-        done[k] = _upper_single(Z[k], st, xs[k])
+        done[k] = upper_bound(Z[k], st, xs[k])
         ub[k] = min(ub[k], done[k].value)
         heapq.heappush(heap, (-ub[k], k))
     kmax = int(np.argmax(ub))
@@ -248,7 +247,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         w_star = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
                                                 options={"xatol": 1e-5 * max(hi, 1e-12)}).x)
         if not np.any(np.isclose(omega, w_star, rtol=1e-12, atol=0)):
-            b = _upper_single(st.pad(freqresp(sys, [w_star]))[0], st, xs[kmax])
+            b = upper_bound(st.pad(freqresp(sys, [w_star]))[0], st, xs[kmax])
             extra_w, extra_u = [w_star], [b.value]
     order = np.argsort(np.r_[omega, extra_w], kind="stable")
     w_all, u_all = np.r_[omega, extra_w][order], np.r_[ub, extra_u][order]
@@ -257,7 +256,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
     lbs = lower_batch(M_all, st, seed=seed) if lower else \
         [MuBound(0.0, "lower", "none") for _ in w_all]
     for k in np.unique(np.r_[np.argmax(u_all), np.flatnonzero(np.isin(w_all, extra_w))]):
-        b = mu_lower(M_all[k], st.blocks, seed=seed, starts=2)
+        b = mu_lower(M_all[k], st.delta, seed=seed, starts=2)
         lbs[k] = b if b.value > lbs[k].value else lbs[k]
     l_all = np.array([b.value for b in lbs])
     ab_done = set(np.flatnonzero(np.isin(w_all, np.r_[omega[list(done)], extra_w])).tolist())
@@ -265,7 +264,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         k = int(np.argmax(u_all))
         if k in ab_done or u_all[k] <= (1 + 1e-7) * l_all.max():
             break
-        u_all[k] = min(u_all[k], _upper_single(st.pad(M_all[k]), st, x_all[k]).value)
+        u_all[k] = min(u_all[k], upper_bound(st.pad(M_all[k]), st, x_all[k]).value)
         ab_done.add(k)
     tried = np.zeros(w_all.size, bool)
     for _ in range(6 if polish and not st.repeated else 0):  # more D-G steps above the lower

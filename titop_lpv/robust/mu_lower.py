@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy import optimize
 
-from .structure import MuBound, _Structure
+from .structure import MuBound, MuStructure
 
 __all__ = ["lower_batch", "mu_lower"]
 
@@ -24,7 +24,7 @@ EIG_TOL = 1e-6  # ... if also an eigenvalue of M Δ is within this of 1 ...
 MAX_GAIN = 1e8  # ... and σ̄(M) σ̄(Δ) is at most this (lower bounds below σ̄(M)/1e8 are dropped)
 
 
-def _qmatrix(x: np.ndarray, z: np.ndarray, st: _Structure) -> np.ndarray:
+def _qmatrix(x: np.ndarray, z: np.ndarray, st: MuStructure) -> np.ndarray:
     """Q in the unit structured ball maximising Re(zᴴ Q x) (real δ: a continuous version)."""
     F = x.shape[0]
     Q = np.zeros((F, st.nw, st.nz), complex)
@@ -42,7 +42,7 @@ def _qmatrix(x: np.ndarray, z: np.ndarray, st: _Structure) -> np.ndarray:
     return Q
 
 
-def _power(M: np.ndarray, st: _Structure, x: np.ndarray, z: np.ndarray, iters: int = 60):
+def _power(M: np.ndarray, st: MuStructure, x: np.ndarray, z: np.ndarray, iters: int = 60):
     MH = M.conj().transpose(0, 2, 1)
     for _ in range(iters):
         x = (M @ (_qmatrix(x, z, st) @ x[:, :, None]))[..., 0]
@@ -65,7 +65,7 @@ def _dlam(M, x, y) -> np.ndarray:
     return np.outer(M.T @ np.conj(y), x) / (np.conj(y) @ x)
 
 
-def _realify(M: np.ndarray, Q: np.ndarray, st: _Structure, rank: int = 0,
+def _realify(M: np.ndarray, Q: np.ndarray, st: MuStructure, rank: int = 0,
              target: complex | None = None, iters: int = 20) -> np.ndarray | None:
     """Move an eigenvalue of M Q (the ``rank``-th largest; rank −1: the largest within 17° of
     the real axis; or the nearest to ``target``) onto the real axis by minimum-norm Newton
@@ -103,7 +103,7 @@ def _realify(M: np.ndarray, Q: np.ndarray, st: _Structure, rank: int = 0,
     return Q / lam.real if abs(lam.imag) <= 1e-10 * abs(lam) else None
 
 
-def _finish(M: np.ndarray, delta: np.ndarray | None, st: _Structure, method: str):
+def _finish(M: np.ndarray, delta: np.ndarray | None, st: MuStructure, method: str):
     """A verified lower bound from Δ, or None.
 
     Three checks, so that a huge Δ cannot pass by the scale of the residual alone (for a
@@ -123,7 +123,7 @@ def _finish(M: np.ndarray, delta: np.ndarray | None, st: _Structure, method: str
     return MuBound(1.0 / st.norm(delta), "lower", method, delta=delta, residual=res)
 
 
-def _params(st: _Structure, delta: np.ndarray | None = None, th: np.ndarray | None = None,
+def _params(st: MuStructure, delta: np.ndarray | None = None, th: np.ndarray | None = None,
             G: np.ndarray | None = None):
     """Real parameters θ of a Δ (one copy per block): Δ → θ, θ → Δ, or dλ/dθ from dλ/dΔ."""
     out, k = [], 0
@@ -146,7 +146,7 @@ def _params(st: _Structure, delta: np.ndarray | None = None, th: np.ndarray | No
     return new if th is not None else np.concatenate(out)
 
 
-def _polish(M: np.ndarray, delta: np.ndarray, st: _Structure) -> np.ndarray | None:
+def _polish(M: np.ndarray, delta: np.ndarray, st: MuStructure) -> np.ndarray | None:
     """SLSQP: minimise the structured norm t subject to λ(M Δ) = 1 (a local method)."""
     sizes = [1 if b.kind == "real" else 2 * b.rows * b.cols for b in st.blocks]
     edges = list(pairwise(np.cumsum([0, *sizes])))
@@ -185,10 +185,29 @@ def _polish(M: np.ndarray, delta: np.ndarray, st: _Structure) -> np.ndarray | No
     return _params(st, th=r.x[:-1])
 
 
-def lower_batch(M: np.ndarray, st: _Structure, seed: int = 0, starts: int = 1,
+def lower_batch(M: np.ndarray, st: MuStructure, seed: int = 0, starts: int = 1,
                  ranks: int = 1) -> list[MuBound]:
     """Power iteration on a stack of matrices (from the top singular vectors, plus
-    ``starts − 1`` random starts) and projection to a real eigenvalue; verified bounds."""
+    ``starts − 1`` random starts) and projection to a real eigenvalue; verified bounds.
+
+    Parameters
+    ----------
+    M : ndarray (F, n_z, n_w)
+        The matrices.
+    st : MuStructure
+        The structure.
+    seed : int, optional
+        Seed of the random starts.
+    starts : int, optional
+        Number of starts (default 1: the top singular vectors only).
+    ranks : int, optional
+        With real blocks, number of eigenvalues of M Q tried for the projection (default 1).
+
+    Returns
+    -------
+    list of MuBound
+        One per matrix (value 0 where none was found).
+    """
     F = M.shape[0]
     rng = np.random.default_rng(seed)
     U, _, Vh = np.linalg.svd(M)
@@ -215,8 +234,9 @@ def mu_lower(M: np.ndarray, blocks: Any, *, seed: int = 0, starts: int = 4) -> M
     Parameters
     ----------
     M : (n_z, n_w) array_like, complex
-    blocks
-        Block structure (see :func:`as_blocks`).
+        The matrix (``w = Δ z`` closes the loop).
+    blocks : DeltaStructure or sequence
+        Block structure (see :func:`~titop_lpv.robust.blocks.as_structure`).
     seed : int
         Seed of the random starts (the result is deterministic for a given seed).
     starts : int
@@ -237,7 +257,7 @@ def mu_lower(M: np.ndarray, blocks: Any, *, seed: int = 0, starts: int = 4) -> M
         box. Value 0 and ``delta=None`` when no Δ was found (for real-only structures and a
         complex M, μ is often exactly 0).
     """
-    st = _Structure(blocks)
+    st = MuStructure(blocks)
     M = st.check(M)
     rng = np.random.default_rng(seed)
     cands = lower_batch(M[None], st, seed=int(rng.integers(2**31)), starts=starts, ranks=4)

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
-from .structure import MuBound, _Structure
+from .structure import MuBound, MuStructure
 
-__all__ = ["dg_batch", "dg_init", "mu_upper"]
+__all__ = ["dg_batch", "dg_init", "full_scalings", "mu_upper", "scaled_matrices", "upper_bound"]
 
 
 def _certify(Z: np.ndarray, D: np.ndarray, G: np.ndarray) -> float:
@@ -29,11 +29,28 @@ def _certify(Z: np.ndarray, D: np.ndarray, G: np.ndarray) -> float:
     return float(np.sqrt(max(sla.eigh((L + L.conj().T) / 2, D, eigvals_only=True)[-1], 0.0)))
 
 
-def _scaled(x: np.ndarray, Z: np.ndarray, st: _Structure, full: bool):
+def scaled_matrices(x: np.ndarray, Z: np.ndarray, st: MuStructure, full: bool):
     """The scaled matrices N = T Z T⁻¹ (full: x = T, G̃ entries) or d Z d⁻¹ (diagonal:
     x = log d, asinh g̃), with G̃ (full: (F, N, N); diagonal: the (F, N) diagonal g̃), a mask
     of the usable T and T⁻¹ (None when diagonal). The certificate they define is
-    ``Nᴴ N + j(G̃ N − Nᴴ G̃) ≤ β² I``, i.e. D = Tᴴ T, G = Tᴴ G̃ T."""
+    ``Nᴴ N + j(G̃ N − Nᴴ G̃) ≤ β² I``, i.e. D = Tᴴ T, G = Tᴴ G̃ T.
+
+    Parameters
+    ----------
+    x : ndarray (F, n_params)
+        Scaling parameters, one row per matrix.
+    Z : ndarray (F, N, N)
+        Zero-padded matrices (:meth:`MuStructure.pad`).
+    st : MuStructure
+        The structure.
+    full : bool
+        Full-block parametrisation (T, G̃) rather than diagonal (log d, asinh g̃).
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray, ndarray or None)
+        N, G̃, the mask and T⁻¹.
+    """
     F, N = Z.shape[0], st.N
     if full:
         T = (x[:, :st.nT] @ st.AT.T).reshape(F, N, N)
@@ -48,12 +65,12 @@ def _scaled(x: np.ndarray, Z: np.ndarray, st: _Structure, full: bool):
     return Z * (d[:, :, None] / d[:, None, :]), g, np.ones(F, bool), None
 
 
-def _dg_eval(x: np.ndarray, Z: np.ndarray, st: _Structure, t: np.ndarray, full: bool):
+def _dg_eval(x: np.ndarray, Z: np.ndarray, st: MuStructure, t: np.ndarray, full: bool):
     """Smoothed λ_max of Nᴴ N + j(G̃ N − Nᴴ G̃), N = T Z T⁻¹, and its gradient in x: full
     blocks (x = T, G̃ entries) or diagonal (x = log d, asinh g̃; elementwise, about 4× faster:
     the optimum is often at d, g̃ → ∞, which these coordinates reach in few steps)."""
     F, N = Z.shape[0], st.N
-    Nm, Gs, ok, Ti = _scaled(x, Z, st, full)
+    Nm, Gs, ok, Ti = scaled_matrices(x, Z, st, full)
     if full:
         Gt = Gs
     else:
@@ -80,8 +97,23 @@ def _dg_eval(x: np.ndarray, Z: np.ndarray, st: _Structure, t: np.ndarray, full: 
     return lam[:, -1] + t * np.log(S), np.concatenate(grad, 1), np.where(ok, lam[:, -1], np.inf)
 
 
-def dg_init(Z: np.ndarray, st: _Structure, iters: int = 20) -> np.ndarray:
-    """Osborne balancing: log d per AB13MD block, g̃ = 0 (diagonal parametrisation)."""
+def dg_init(Z: np.ndarray, st: MuStructure, iters: int = 20) -> np.ndarray:
+    """Osborne balancing: log d per AB13MD block, g̃ = 0 (diagonal parametrisation).
+
+    Parameters
+    ----------
+    Z : ndarray (F, N, N)
+        Zero-padded matrices.
+    st : MuStructure
+        The structure.
+    iters : int, optional
+        Balancing sweeps (default 20).
+
+    Returns
+    -------
+    ndarray (F, nd + nr)
+        Diagonal scaling parameters.
+    """
     A2 = np.abs(Z) ** 2
     A2[:, np.arange(st.N), np.arange(st.N)] = 0.0
     ld = np.zeros((Z.shape[0], st.nd))
@@ -93,8 +125,20 @@ def dg_init(Z: np.ndarray, st: _Structure, iters: int = 20) -> np.ndarray:
     return np.concatenate([ld - ld[:, :1], np.zeros((Z.shape[0], st.nr))], 1)
 
 
-def _to_full(xd: np.ndarray, st: _Structure) -> np.ndarray:
-    """Diagonal scalings (log d, g̃) as full-block parameters (T, G̃)."""
+def full_scalings(xd: np.ndarray, st: MuStructure) -> np.ndarray:
+    """Diagonal scalings (log d, g̃) as full-block parameters (T, G̃).
+
+    Parameters
+    ----------
+    xd : ndarray (F, nd + nr)
+        Diagonal scaling parameters.
+    st : MuStructure
+        The structure.
+
+    Returns
+    -------
+    ndarray (F, nT + nG)
+    """
     x = np.zeros((xd.shape[0], st.nT + st.nG))
     x[:, st.dparam] = np.exp(xd[:, :st.nd] @ st.Pd.T)
     if st.nG:
@@ -104,10 +148,31 @@ def _to_full(xd: np.ndarray, st: _Structure) -> np.ndarray:
     return x
 
 
-def dg_batch(Z: np.ndarray, st: _Structure, x0: np.ndarray | None = None, iters: int = 40,
+def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters: int = 40,
               full: bool = False, tau: float = 2e-3) -> tuple[np.ndarray, np.ndarray]:
     """Batched L-BFGS on the smoothed certificate: the best valid bounds and their scalings
-    (overflowing trial steps are rejected by the line search)."""
+    (overflowing trial steps are rejected by the line search).
+
+    Parameters
+    ----------
+    Z : ndarray (F, N, N)
+        Zero-padded matrices.
+    st : MuStructure
+        The structure.
+    x0 : ndarray, optional
+        Starting scalings (default: Osborne balancing, :func:`dg_init`).
+    iters : int, optional
+        Quasi-Newton iterations (default 40).
+    full : bool, optional
+        Full-block scalings (default False: diagonal).
+    tau : float, optional
+        Relative smoothing of λ_max (default 2e-3).
+
+    Returns
+    -------
+    (ndarray (F,), ndarray)
+        The certified bounds and the scalings attaining them.
+    """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return _dg_lbfgs(Z, st, x0, iters, full, tau)
 
@@ -117,7 +182,7 @@ def _dg_lbfgs(Z, st, x0, iters, full, tau):
     if st.N == 1 and st.all_real:  # exact: |z| if z is real, else 0
         z = Z[:, 0, 0]
         return np.where(z.imag == 0, np.abs(z), 0.0), np.ones((F, nv))
-    x = np.array(x0, float) if x0 is not None else _to_full(dg_init(Z, st), st) if full \
+    x = np.array(x0, float) if x0 is not None else full_scalings(dg_init(Z, st), st) if full \
         else dg_init(Z, st)
     l0 = np.maximum(_dg_eval(x, Z, st, np.ones(F), full)[2], 1e-300)
     t = tau * l0
@@ -173,9 +238,23 @@ def _dg_lbfgs(Z, st, x0, iters, full, tau):
     return np.sqrt(np.maximum(best, 0.0)), xbest
 
 
-def _upper_single(Z: np.ndarray, st: _Structure, xd: np.ndarray | None = None) -> MuBound:
+def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None) -> MuBound:
     """AB13MD warm-started from diagonal scalings ``xd``, or, when blocks are repeated, after
-    a similarity by full-block scalings; the smallest certified bound."""
+    a similarity by full-block scalings; the smallest certified bound.
+
+    Parameters
+    ----------
+    Z : ndarray (N, N)
+        One zero-padded matrix.
+    st : MuStructure
+        The structure.
+    xd : ndarray, optional
+        Diagonal scalings to warm-start from.
+
+    Returns
+    -------
+    MuBound
+    """
     import slycot
 
     if st.N == 1 and st.all_real:  # AB13MD returns 0 for a 1x1 real block, even for real Z
@@ -189,7 +268,7 @@ def _upper_single(Z: np.ndarray, st: _Structure, xd: np.ndarray | None = None) -
         g[st.realpad] = np.sinh(xd[st.nd:]) * dv[st.realpad] ** 2
     if st.repeated:  # S = Uᴴ T makes D = I and G diagonal for AB13MD
         # from Osborne, not from the grid's scalings: AB13MD then improves more (measured)
-        ubf, xf = dg_batch(Z[None], st, _to_full(dg_init(Z[None], st), st), iters=60,
+        ubf, xf = dg_batch(Z[None], st, full_scalings(dg_init(Z[None], st), st), iters=60,
                             full=True)
         T = (xf[0, :st.nT] @ st.AT.T).reshape(st.N, st.N)
         Gt = (xf[0, st.nT:] @ st.AG.T).reshape(st.N, st.N) if st.nG else np.zeros_like(T)
@@ -236,8 +315,9 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
     Parameters
     ----------
     M : (n_z, n_w) array_like, complex
-    blocks
-        Block structure (see :func:`as_blocks`).
+        The matrix (``w = Δ z`` closes the loop).
+    blocks : DeltaStructure or sequence
+        Block structure (see :func:`~titop_lpv.robust.blocks.as_structure`).
 
     Returns
     -------
@@ -246,7 +326,14 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
         ``Zᴴ D Z + j(G Z − Zᴴ G) ≤ β² D``, Z = M zero-padded). AB13MD sees repeated blocks
         as independent copies; with repeated blocks, full-block scalings are optimised
         first and AB13MD runs on the matrix transformed by them (module docstring).
+
+    Examples
+    --------
+    One real parameter and a 1×1 matrix: μ is ``|M|`` exactly.
+
+    >>> round(mu_upper([[-0.5]], [("real", 1, 1, 1)]).value, 12)
+    0.5
     """
-    st = _Structure(blocks)
-    return _upper_single(st.pad(st.check(M)), st)
+    st = MuStructure(blocks)
+    return upper_bound(st.pad(st.check(M)), st)
 

@@ -1,7 +1,8 @@
-"""Block structures of Δ for the structured singular value, and μ bounds as typed results.
+"""The index maps of a block structure used by the μ algorithms (:class:`MuStructure`),
+structured norms, Δ block by block, and μ bounds as typed results (:class:`MuBound`).
 
 Δ is ``n_w × n_z`` (``w = Δ z``) and block diagonal in the order of its blocks, each a
-:class:`titop_lpv.robust.uss.Block` (``name, kind, rows, cols, repeats``):
+:class:`titop_lpv.robust.blocks.Block` (``name, kind, rows, cols, repeats``):
 
 * ``"real"``: δ I_repeats, δ real in [−1, 1]; ``"complex"``: δ I_repeats, ``|δ|`` ≤ 1;
 * ``"full"``: I_repeats ⊗ Δ₀, Δ₀ a complex ``rows × cols`` matrix (w-side rows, z-side
@@ -13,92 +14,42 @@ The structured norm of a Δ is the largest ``|δ|`` or σ̄(Δ₀) over its bloc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from ..exceptions import TitopError
-from .uss import Block, UncertaintyError
+from .blocks import DeltaStructure, StructureError, as_structure
 
-__all__ = ["MuBound", "StructureError", "as_blocks", "block_values", "structured_norm"]
-
-KINDS = ("real", "complex", "full")
+__all__ = ["MuBound", "MuStructure", "block_values", "structured_norm"]
 
 
-class StructureError(TitopError, ValueError):
-    """A block structure is invalid or does not match the matrix it is applied to."""
-
-
-
-def as_blocks(obj: Any) -> tuple[Block, ...]:
-    """Normalise a block structure.
+class MuStructure:
+    """Index maps of a block structure for the μ algorithms: the Δ channels of each block
+    and copy, AB13MD's square zero-padding and block description, and the parametrisation
+    of the D-G scalings (diagonal: one log d per AB13MD block, one g̃ per real one; full:
+    T = T_r ⊗ I_s and G̃ Hermitian on each repeated block).
 
     Parameters
     ----------
-    obj
-        A :class:`~titop_lpv.robust.uss.DeltaStructure` (as returned by ``USS.lftdata``), or
-        a sequence of :class:`~titop_lpv.robust.uss.Block`, of tuples ``(kind, rows, cols,
-        repeats[, name])`` or ``(name, kind, rows, cols, repeats)``, or of objects with the
-        attributes ``kind``, ``rows``, ``cols``, ``repeats`` (and optionally ``name``).
+    blocks : DeltaStructure or sequence
+        The structure, in any form accepted by
+        :func:`~titop_lpv.robust.blocks.as_structure` (converted once, here).
 
-    Returns
-    -------
-    tuple of Block
-        Names default to ``"<kind><index>"``.
-
-    Raises
-    ------
-    StructureError
-        Listing every invalid block.
+    Attributes
+    ----------
+    delta : DeltaStructure
+        The structure.
+    blocks : tuple of Block
+        Its blocks.
+    nz, nw : int
+        Columns and rows of Δ.
+    N : int
+        Size of the square zero-padded matrix given to AB13MD.
     """
-    out, problems = [], []
-    items = getattr(obj, "blocks", obj)
-    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-        raise StructureError(f"a block structure is a sequence of blocks, got {obj!r}")
-    for i, b in enumerate(items):
-        if isinstance(b, (tuple, list)):
-            if len(b) == 5 and str(b[0]).lower() not in KINDS and str(b[1]).lower() in KINDS:
-                b = SimpleNamespace(name=b[0], kind=b[1], rows=b[2], cols=b[3], repeats=b[4])
-            elif len(b) in (4, 5):
-                b = SimpleNamespace(kind=b[0], rows=b[1], cols=b[2], repeats=b[3],
-                                    name=b[4] if len(b) == 5 else "")
-            else:
-                problems.append(f"block {i}: expected (kind, rows, cols, repeats[, name]), "
-                                f"got {b!r}")
-                continue
-        try:
-            kind, name = str(b.kind).lower(), str(getattr(b, "name", "") or f"{b.kind}{i}")
-            rows, cols, rep = int(b.rows), int(b.cols), int(b.repeats)
-        except AttributeError:
-            problems.append(f"block {i}: {b!r} is not a block (kind, rows, cols, repeats)")
-            continue
-        except (TypeError, ValueError):
-            problems.append(f"block {name!r}: rows, cols and repeats must be integers")
-            continue
-        if kind not in KINDS:
-            problems.append(f"block {name!r}: kind {b.kind!r} not in {KINDS}")
-            continue
-        try:
-            out.append(Block(name, kind, rows, cols, rep))
-        except UncertaintyError as exc:
-            problems.append(str(exc))
-    names = [b.name for b in out]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        problems.append(f"block names must be unique, repeated: {dup}")
-    if not out and not problems:
-        problems.append("the structure has no block")
-    if problems:
-        raise StructureError("invalid block structure: " + "; ".join(problems))
-    return tuple(out)
 
-
-class _Structure:
-    """Index maps of a structure: Δ channels, AB13MD's square padding, scaling parameters."""
-
-    def __init__(self, blocks: Any):
-        self.blocks = bl = as_blocks(blocks)
+    def __init__(self, blocks: DeltaStructure | Any):
+        self.delta = as_structure(blocks)
+        self.blocks = bl = self.delta.blocks
         nb = len(bl)
         self.nz, self.nw = sum(b.nz for b in bl), sum(b.nw for b in bl)
         self.N = N = sum(max(b.rows, b.cols) * b.repeats for b in bl)
@@ -159,6 +110,13 @@ class _Structure:
         self.Ps[np.arange(len(sz)), self.sblk] = 1.0
 
     def check(self, M: np.ndarray) -> np.ndarray:
+        """``M`` as a complex array, its last two dimensions checked against ``n_z × n_w``.
+
+        Parameters
+        ----------
+        M : array_like
+            One matrix or a stack of them.
+        """
         M = np.asarray(M, dtype=complex)
         if M.shape[-2:] != (self.nz, self.nw):
             desc = ", ".join(f"{b.name} ({b.kind} {b.rows}x{b.cols} x{b.repeats})"
@@ -168,37 +126,65 @@ class _Structure:
         return M
 
     def pad(self, M: np.ndarray) -> np.ndarray:
+        """The square zero-padded matrices Z (``N × N``) of AB13MD's structure.
+
+        Parameters
+        ----------
+        M : ndarray
+            Matrices ``n_z × n_w`` (stacked on the leading axes).
+        """
         Z = np.zeros((*M.shape[:-2], self.N, self.N), complex)
         Z[..., self.zpos[:, None], self.wpos[None, :]] = M
         return Z
 
     def norm(self, delta: np.ndarray) -> float:
-        """Structured norm of a Δ (n_w × n_z) of this structure."""
+        """Structured norm of a Δ (n_w × n_z) of this structure.
+
+        Parameters
+        ----------
+        delta : ndarray
+            The Δ.
+        """
         return float(max(np.linalg.norm(delta[np.ix_(*cop[0])], 2) for cop in self.copies))
 
 
-def check_omega(omega: Any, error: type[Exception] = StructureError) -> np.ndarray:
-    """Frequencies [rad/s] for an analysis: sorted, unique, finite and ``>= 0``.
-
-    Raises ``error`` (default :class:`StructureError`) naming the problem otherwise.
-    """
-    try:
-        w = np.unique(np.asarray(omega, float).ravel())
-    except (TypeError, ValueError):
-        raise error(f"omega must be an array of frequencies [rad/s], got {omega!r}") from None
-    if w.size == 0 or not np.all(np.isfinite(w)) or w[0] < 0:
-        raise error("omega must be a non-empty set of finite frequencies >= 0 [rad/s]")
-    return w
-
-
 def structured_norm(delta: np.ndarray, blocks: Any) -> float:
-    """Structured norm max(``|δ_i|``, σ̄(Δ₀_j)) of a block-diagonal Δ (``n_w × n_z``)."""
-    return _Structure(blocks).norm(np.asarray(delta, complex))
+    """Structured norm max(``|δ_i|``, σ̄(Δ₀_j)) of a block-diagonal Δ (``n_w × n_z``).
+
+    Parameters
+    ----------
+    delta : array_like
+        The Δ (``n_w × n_z``).
+    blocks : DeltaStructure or sequence
+        Block structure (see :func:`~titop_lpv.robust.blocks.as_structure`).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> structured_norm([[0.5, 0.0], [0.0, -2.0]], [("real", 1, 1, 1), ("complex", 1, 1, 1)])
+    2.0
+    """
+    return MuStructure(blocks).norm(np.asarray(delta, complex))
 
 
 def block_values(delta: np.ndarray, blocks: Any) -> dict[str, Any]:
-    """Each block of Δ by name: float (real), complex, or the ``rows × cols`` matrix Δ₀."""
-    st = _Structure(blocks)
+    """Each block of Δ by name: float (real), complex, or the ``rows × cols`` matrix Δ₀.
+
+    Parameters
+    ----------
+    delta : array_like
+        The Δ (``n_w × n_z``).
+    blocks : DeltaStructure or sequence
+        Block structure (see :func:`~titop_lpv.robust.blocks.as_structure`).
+
+    Returns
+    -------
+    dict
+    """
+    st = MuStructure(blocks)
     out: dict[str, Any] = {}
     for b, cop in zip(st.blocks, st.copies):
         sub = np.asarray(delta)[np.ix_(*cop[0])]

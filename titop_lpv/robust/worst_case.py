@@ -23,20 +23,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import optimize
 
-from .mu import freqresp
-from .mu_upper import _scaled, _to_full, _upper_single, dg_batch, dg_init
-from .stability import (
-    _LFT,
+from ..plots import plot_worst_case_gain
+from .abcd import ABCD
+from .blocks import Block
+from .frequency import check_omega, default_omega
+from .loop import (
+    LoopLFT,
     RobustnessError,
-    _check_stable,
-    _default_omega,
-    _lft,
-    _nominal_values,
-    _physical,
+    check_stable,
     delta_matrix,
+    nominal_values,
+    physical_values,
+    split_lft,
 )
-from .structure import _Structure, block_values, check_omega
-from .uss import Block
+from .mu import freqresp
+from .mu_upper import dg_batch, dg_init, full_scalings, scaled_matrices, upper_bound
+from .structure import MuStructure, block_values
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -131,34 +133,20 @@ class WorstCaseGainResult:
         return "\n".join(lines)
 
     def plot(self, *, ax: Any = None) -> Figure:
-        """σ̄ against ω with the worst Δ and at the nominal parameters; returns the Figure."""
-        import matplotlib.pyplot as plt
+        """σ̄ against ω with the worst Δ and at the nominal parameters; returns the Figure
+        (:func:`titop_lpv.plots.plot_worst_case_gain`).
 
-        fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained") if ax is None \
-            else (ax.figure, ax)
-        pos = self.omega > 0
-        ax.loglog(self.omega[pos], self.nominal_curve[pos], label="nominal parameters")
-        ax.loglog(self.omega[pos], self.worst_curve[pos], label="worst Δ")
-        if self.upper is not None and np.isfinite(self.upper):
-            ax.axhline(self.upper, color="k", ls=":", label="μ upper bound (on the grid)")
-        ax.plot(self.omega_peak, self.gain, "o", color="C1")
-        ax.set_xlabel("ω [rad/s]")
-        ax.set_ylabel("σ̄ (gain)")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
-        return fig
-
-
-@dataclass(frozen=True)
-class _SS:
-    A: np.ndarray
-    B: np.ndarray
-    C: np.ndarray
-    D: np.ndarray
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into these axes (default: a new figure).
+        """
+        return plot_worst_case_gain(self.omega, self.nominal_curve, self.worst_curve,
+                                    (self.omega_peak, self.gain), self.upper, ax=ax)
 
 
 def _sigma(mats, omega) -> np.ndarray:
-    H = freqresp(_SS(*mats), omega)
+    H = freqresp(ABCD(*mats), omega)
     return np.linalg.norm(H, 2, axis=(1, 2))
 
 
@@ -196,10 +184,11 @@ def _band_peak(mats, omega: np.ndarray, poles: np.ndarray | None = None,
     return best
 
 
-def _nominal_params(lft: _LFT, sizes: list[int]) -> np.ndarray:
-    """The optimisation vector at the nominal parameters (:func:`robust._nominal_values`)."""
+def _nominal_params(lft: LoopLFT, sizes: list[int]) -> np.ndarray:
+    """The optimisation vector at the nominal parameters
+    (:func:`~titop_lpv.robust.loop.nominal_values`)."""
     v = np.zeros(sum(sizes))
-    for (b, val), a in zip(zip(lft.st.blocks, _nominal_values(lft).values()),
+    for (b, val), a in zip(zip(lft.st.blocks, nominal_values(lft).values()),
                            np.cumsum([0, *sizes])):
         if b.kind != "full":
             v[a] = float(np.real(val))
@@ -230,6 +219,7 @@ def worst_case_gain(M: Any, blocks: Any = None,
     upper : bool
         Also compute the μ upper bound (see the module docstring).
     seed : int
+        Seed of the random starts.
 
     Returns
     -------
@@ -249,10 +239,10 @@ def worst_case_gain(M: Any, blocks: Any = None,
         Unstable loop at Δ = 0, no performance channel, sizes that do not match, or a bad
         ``omega``.
     """
-    lft = _lft(M, blocks, perf=True)
-    _check_stable(lft)
+    lft = split_lft(M, blocks, perf=True)
+    check_stable(lft)
     st = lft.st
-    omega = _default_omega(lft) if omega is None else check_omega(omega, RobustnessError)
+    omega = default_omega(lft.poles()) if omega is None else check_omega(omega, RobustnessError)
     sizes = [1 if b.kind != "full" else b.rows * b.cols for b in st.blocks]
     cuts = np.cumsum([0, *sizes])
     rng = np.random.default_rng(seed)
@@ -262,7 +252,7 @@ def worst_case_gain(M: Any, blocks: Any = None,
         for b, a, e in zip(st.blocks, cuts, cuts[1:]):
             V = v[a:e].reshape(b.rows, b.cols) if b.kind == "full" else None
             vals.append(float(v[a]) if V is None else V / max(1.0, np.linalg.norm(V, 2)))
-        return delta_matrix(st.blocks, vals).real
+        return delta_matrix(st.delta, vals).real
 
     peaks: dict[bytes, tuple[float, float]] = {}
 
@@ -310,9 +300,9 @@ def worst_case_gain(M: Any, blocks: Any = None,
     ub = None
     if upper:
         ub = np.inf if not np.isfinite(g) else _mu_gain_upper(lft, w_cert, g, g_nom)
-    dvals = block_values(delta, st.blocks)
-    return WorstCaseGainResult(g, delta, dvals, _physical(lft, dvals), w, ub, w_cert, g_nom,
-                               block_values(dmat(v_nom), st.blocks), omega, curve, nom_curve)
+    dvals = block_values(delta, st.delta)
+    return WorstCaseGainResult(g, delta, dvals, physical_values(lft, dvals), w, ub, w_cert, g_nom,
+                               block_values(dmat(v_nom), st.delta), omega, curve, nom_curve)
 
 
 def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
@@ -320,7 +310,7 @@ def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
     """Per frequency, the smallest γ certified by scaled matrices for Zd + Zp/γ.
 
     ``Nd = T Zd T⁻¹``, ``Np = T Zp T⁻¹`` and G̃ (``Gs``: (F, N, N) if ``full``, else the
-    (F, N) diagonal) as from :func:`titop_lpv.robust.mu_upper._scaled`. The certificate of
+    (F, N) diagonal) as from :func:`titop_lpv.robust.mu_upper.scaled_matrices`. The certificate of
     μ ≤ 1 is ``P0 + P1/γ² ≤ 0`` with ``P0 = Ndᴴ Nd + j(G̃ Nd − Ndᴴ G̃) − I`` and
     ``P1 = Npᴴ Np`` (the cross terms vanish: D and G̃ are block diagonal and G̃ is zero on
     the complex performance block). So γ = sqrt(λ_max(P1, −P0)) when −P0 > 0, else no γ
@@ -353,7 +343,7 @@ def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
     return out
 
 
-def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_low: float, g_nom: float) -> float:
+def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) -> float:
     """Smallest γ (within ``UPPER_RTOL``) with, at every frequency, D-G scalings that
     certify μ ≤ 1 for [[M11, M12], [M21/γ, M22/γ]] (robust performance theorem).
 
@@ -364,7 +354,7 @@ def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_low: float, g_nom: float) -> 
     γ infeasible."""
     nz = lft.st.nz
     nu, ny = lft.B2.shape[1], lft.C2.shape[0]
-    aug = _Structure([*lft.st.blocks, Block("performance", "full", nu, ny, 1)])
+    aug = MuStructure([*lft.st.blocks, Block("performance", "full", nu, ny, 1)])
     Mw = freqresp(lft.sys, omega)
     Md, Mp = Mw.copy(), Mw.copy()
     Md[:, nz:, :], Mp[:, :nz, :] = 0.0, 0.0
@@ -377,8 +367,8 @@ def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_low: float, g_nom: float) -> 
 
     def attempt(idx, gam, x0, iters, full=False):
         _, x = dg_batch(Zd[idx] + Zp[idx] / gam, aug, x0, iters=iters, full=full)
-        Nd, Gs, ok, _ = _scaled(x, Zd[idx], aug, full)
-        g = _gain_certified(Nd, _scaled(x, Zp[idx], aug, full)[0], Gs, full)
+        Nd, Gs, ok, _ = scaled_matrices(x, Zd[idx], aug, full)
+        g = _gain_certified(Nd, scaled_matrices(x, Zp[idx], aug, full)[0], Gs, full)
         g[~ok] = np.inf
         better = g < best[idx]
         best[idx[better]] = g[better]
@@ -386,7 +376,7 @@ def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_low: float, g_nom: float) -> 
             xs[idx[better]] = x[better]
 
     def ab13md(i, gam):
-        b = _upper_single(Zd[i] + Zp[i] / gam, aug)
+        b = upper_bound(Zd[i] + Zp[i] / gam, aug)
         try:
             T = np.linalg.cholesky(b.D).conj().T  # D = Tᴴ T
         except np.linalg.LinAlgError:
@@ -401,7 +391,7 @@ def _mu_gain_upper(lft: _LFT, omega: np.ndarray, g_low: float, g_nom: float) -> 
         steps = [lambda i: attempt(i, gam, xs[i], 30),
                  lambda i: attempt(i, gam, None, 100)]
         if aug.repeated:
-            steps.append(lambda i: attempt(i, gam, _to_full(xs[i], aug), 60, full=True))
+            steps.append(lambda i: attempt(i, gam, full_scalings(xs[i], aug), 60, full=True))
         steps.append(lambda i: [ab13md(j, gam) for j in i[np.argsort(-best[i])][:4]])
         for step in steps:
             if idx.size == 0:
