@@ -10,8 +10,8 @@ from pathlib import Path
 from sphinx.cmd.build import build_main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ["index", "getting-started", "cli", "theory", "model-file", "trim", "linearize", "robust",
-         "export", "design", "api"]
+PAGES = ["index", "getting-started", "cli", "theory", "model-file", "trim", "linearize",
+         "uncertain", "robust", "export", "design", "api"]
 
 
 def test_docs_build_without_warnings(tmp_path):

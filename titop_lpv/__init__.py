@@ -93,6 +93,11 @@ from .analysis.sweep import TrimSweep, trim_sweep
 from .analysis.trim import TrimError, TrimSpecError, trim
 
 # isort: split
+# layer 5, linear: linear TITOP blocks assembled into uncertain models
+from .linear.assemble import BlockRouteError
+from .linear.uncertain import UncertainLinearization, linearize_uncertain
+
+# isort: split
 # layer 6, io: files of linear models, operating points and grids
 from .io.export import load_linear, save_linear
 
@@ -101,6 +106,7 @@ __version__ = "0.1.0"
 __all__ = [
     "USS",
     "Block",
+    "BlockRouteError",
     "BodeOverlay",
     "Body",
     "Buoyancy",
@@ -148,6 +154,7 @@ __all__ = [
     "UComplex",
     "ULTIDyn",
     "UReal",
+    "UncertainLinearization",
     "UncertaintyError",
     "UnknownNameError",
     "Weld",
@@ -171,6 +178,7 @@ __all__ = [
     "lft_upper",
     "linearize",
     "linearize_sweep",
+    "linearize_uncertain",
     "load_linear",
     "load_model",
     "mass_matrix",

@@ -9,6 +9,8 @@ points can be compared and interpolated).
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
@@ -17,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 import control
 import numpy as np
 
-from ..exceptions import TitopError, UnknownNameError
+from ..exceptions import TitopError, TitopWarning, UnknownNameError
 from ..model.compiled import Model
 from ..names import canonical, find, resolve
 from ..plots import plot_bode_overlay, plot_poles
 from ..progress import n_chunks, reporter
+from ..robust.atoms import UReal, ureal
 from .linearize import linearize, named_statespace
+from .lpv_fit import GridFit, fit_grid
 from .sweep import TrimSweep, trim_sweep
 
 if TYPE_CHECKING:
@@ -319,6 +323,127 @@ class LPVGrid:
         sys.dropped_outputs = tuple(getattr(first, "dropped_outputs", ()))
         return sys
 
+    def to_uss(self, degree: int = 1, *, params: Mapping[str, UReal] | None = None,
+               tol: float = 1e-12) -> GridFit:
+        """Polynomial fit of the grid as an uncertain system (an exact LFT of the fit).
+
+        Every entry of ``[[A, B], [C, D]]`` is fitted by least squares over the grid points
+        with a polynomial of total degree ``degree`` in the grid parameters, each normalised
+        to [−1, 1] over the grid's range; the fitted polynomial is realised exactly (to
+        rounding) as an LFT by :func:`titop_lpv.polynomial_lft` (SVD factors of each
+        coefficient, then :func:`titop_lpv.reduce_lft`). It is the route for plants the exact
+        block route cannot build; the fit error is measured at the grid points only, so the
+        result is not a guaranteed model of the plant between them (see
+        ``docs/linearize.md``).
+
+        Parameters
+        ----------
+        degree : int, optional
+            Total degree of the polynomial (default 1, affine); each parameter needs at
+            least ``degree + 1`` distinct values on the grid.
+        params : dict of str to UReal, optional
+            ``{grid parameter: tl.ureal(...)}`` for the parameters whose uncertain real
+            should not be the default one: ``ureal(name, midpoint, range=(min, max))`` over
+            the grid's values. Its range sets δ (a range beyond the grid extrapolates the
+            fit: :class:`~titop_lpv.TitopWarning`); its name names the Δ block.
+
+        Other Parameters
+        ----------------
+        tol : float, optional
+            Singular values of a fitted coefficient below ``tol`` times the largest
+            ``‖[[A, B], [C, D]]‖₂`` over the grid are dropped (numerical noise would
+            otherwise add δ repetitions); their effect is included in the reported error.
+
+        Returns
+        -------
+        GridFit
+            ``.uss`` (the USS, with the grid's state, input and output names),
+            ``.max_error`` and ``.max_relative_error`` per matrix (A, B, C, D) at the grid
+            points, ``.repetitions`` (block name -> size), ``.report()``.
+
+        Raises
+        ------
+        LPVError
+            A failed grid point (named), systems whose states or dropped states differ
+            (the point named), a degree that is not an integer ≥ 1 or needs more distinct
+            values of a parameter (named) than the grid has, ``params`` naming a parameter
+            that is not a grid parameter, or a value that is not a ``ureal``.
+
+        Examples
+        --------
+        >>> import titop_lpv as tl
+        >>> s = tl.System("msd", gravity=[0.0, 0.0, 0.0])
+        >>> _ = s.parameter("k", 40.0)
+        >>> _ = s.body("cart", tl.Prismatic(axis=[1, 0, 0], stiffness="k", actuated=True),
+        ...            mass=2.0)
+        >>> grid = tl.linearize_sweep(s.compile(), {"k": [10.0, 20.0, 30.0]}, free=["cart_q"],
+        ...                           progress=False)
+        >>> fit = grid.to_uss(1)
+        >>> fit.repetitions, fit.max_error["A"] < 1e-12
+        ({'k': 1}, True)
+        >>> round(float(fit.uss.at(k=25.0).A[1, 0]), 9)  # −k/m between the grid points
+        -12.5
+        """
+        if (isinstance(degree, bool) or not isinstance(degree, (int, np.integer))
+                or degree < 1):
+            raise LPVError(f"degree must be an integer >= 1, got {degree!r}")
+        if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol >= 0):
+            raise LPVError(f"tol must be a finite number >= 0, got {tol!r}")
+        points = list(np.ndindex(*self.shape))
+        where = [", ".join(f"{k}={g[i]:g}" for (k, g), i in zip(self.axes.items(), idx))
+                 for idx in points]
+        failed = [w for idx, w in zip(points, where) if self.systems[idx] is None]
+        if failed:
+            raise LPVError(f"{len(failed)} grid point(s) have no linear model (trim failed): "
+                           f"{'; '.join(failed[:5])}{' ...' if len(failed) > 5 else ''}; "
+                           "fit a grid of equilibria only")
+        dropped = getattr(self.systems[points[0]], "dropped_states", {})
+        for idx, w in zip(points, where):
+            sys = self.systems[idx]
+            names = (tuple(sys.state_labels), tuple(sys.input_labels), tuple(sys.output_labels))
+            if names != (self.state_names, self.input_names, self.output_names):
+                diff = sorted(set(names[0]) ^ set(self.state_names)) or "their order"
+                raise LPVError(f"the system at {w} has states {list(names[0])} (inputs "
+                               f"{list(names[1])}, outputs {list(names[2])}), not the grid's "
+                               f"(differing: {diff}): no common model to fit")
+            if dict(getattr(sys, "dropped_states", {})) != dict(dropped):
+                raise LPVError(f"the system at {w} dropped the states "
+                               f"{dict(getattr(sys, 'dropped_states', {}))}, the first point "
+                               f"{dict(dropped)}: no common model to fit")
+        atoms: dict[str, UReal] = {}
+        for key, atom in (params or {}).items():
+            name = find(key, self.axes)
+            if name is None:
+                raise LPVError(f"params names {key!r}, which is not a grid parameter; the "
+                               f"grid is over {list(self.axes)}")
+            if not isinstance(atom, UReal):
+                raise LPVError(f"params[{key!r}] must be a tl.ureal, got {atom!r}")
+            atoms[name] = atom
+        ranges = {}
+        for name, grid in self.axes.items():
+            distinct = np.unique(np.asarray(grid, dtype=float))
+            if distinct.size < degree + 1:
+                raise LPVError(f"degree {degree} needs at least {degree + 1} distinct values "
+                               f"of {name!r}; the grid has {distinct.size}: the fit would be "
+                               "underdetermined")
+            lo, hi = float(distinct[0]), float(distinct[-1])
+            ranges[name] = (lo, hi)
+            atom = atoms.setdefault(name, ureal(name, 0.5 * (lo + hi), range=(lo, hi)))
+            if atom.lo < lo or atom.hi > hi:
+                warnings.warn(f"ureal {atom.name!r} spans [{atom.lo:g}, {atom.hi:g}], beyond the "
+                              f"grid's {name} in [{lo:g}, {hi:g}]: the fit is extrapolated "
+                              "there", TitopWarning, stacklevel=2)
+        atoms = {name: atoms[name] for name in self.axes}
+        taken = [a.name for a in atoms.values()]
+        if len(set(taken)) != len(taken):
+            raise LPVError(f"two grid parameters share a ureal name: {taken}")
+        values = np.stack([g.ravel() for g in np.meshgrid(*self.axes.values(), indexing="ij")],
+                          axis=1).astype(float)
+        first = self.systems[points[0]]
+        return fit_grid(values, [self.systems[idx] for idx in points], atoms, ranges,
+                        int(degree), states=self.state_names, inputs=self.input_names,
+                        outputs=self.output_names, name=first.name, tol=float(tol))
+
     def report(self) -> str:
         """Summary of the grid."""
         ok = np.vectorize(lambda s: s is not None, otypes=[bool])(self.systems)
@@ -362,7 +487,9 @@ def linearize_sweep(
         The compiled model.
     grid, free, fixed
         As in :func:`titop_lpv.trim_sweep` (``kind``, ``spin``, ``guess``, ``tol``,
-        ``chunks`` ... go through ``**sweep_kwargs``).
+        ``chunks`` ... go through ``**sweep_kwargs``). A spin rate that names a grid
+        parameter (``spin={..., "rate": "Omega"}``, ``grid={"Omega": ...}``) makes an LPV
+        model over the spin rate: each point is trimmed and linearised at its own rate.
     inputs, outputs, states, drop, drop_integrators
         As in :func:`titop_lpv.analysis.linearize`; the state set chosen at the first
         successful point is used for every point, and its ``dropped_states`` are reported

@@ -195,7 +195,10 @@ def trim_sweep(
         ``sweep`` attribute).
     **trim_kwargs
         ``kind``, ``spin``, ``params``, ``x0``, ``guess`` (first point only), ``tol``,
-        ``max_nfev``, ``pin_neutral`` — see :func:`titop_lpv.analysis.trim`.
+        ``max_nfev``, ``pin_neutral`` — see :func:`titop_lpv.analysis.trim`. A spin rate
+        given as a parameter name (``spin={..., "rate": "Omega"}``) takes that parameter's
+        value at each point: with ``"Omega"`` in ``grid``, every point is a steady spin at
+        its own rate (its :attr:`OperatingPoint.spin` holds the rate and ``rate_param``).
 
     Returns
     -------

@@ -32,7 +32,7 @@ from scipy.optimize import least_squares
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
 from ..multibody.joints import FREE, REVOLUTE
-from ..names import find
+from ..names import find, resolve
 from ..spatial.algebra import skew
 from ..spatial.euler import dcm_to_euler, euler_to_dcm
 from . import trim_solver as ts
@@ -101,12 +101,84 @@ def _resolve(table: dict[str, tuple[str, int]], name: str, what: str) -> str:
                            f"are: {list(table)}")
 
 
-def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set[str],
-                free: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """Impose the spin on ``x``; return the cyclic states and the normalised spec."""
-    missing = [k for k in ("body", "axis", "rate") if k not in spin]
-    if missing or set(spin) - {"body", "axis", "rate"}:
-        raise TrimSpecError(f"spin must be {{'body', 'axis', 'rate'}}, got {dict(spin)}")
+SPIN_KEYS = ("body", "axis", "rate")  # required keys of ``spin``; ``rate_param`` is optional
+
+
+def _rate_param(model: Model, table: dict[str, tuple[str, int]], name: str) -> str:
+    """The parameter that the spin rate ``name`` designates (dotted or underscored)."""
+    key = find(name, model.param_names)
+    if key is not None:
+        return key
+    other = find(name, table)
+    if other is not None:  # a state or an input: a name, but not of a parameter
+        kind = "a state" if table[other][0] == "x" else "an input"
+        raise TrimSpecError(f"spin: rate {name!r} is {kind}, not a parameter; the rate is a "
+                            f"number [rad/s] or the name of a parameter, one of "
+                            f"{list(model.param_names)}")
+    return resolve(name, model.param_names, "parameter", context="spin: rate")
+
+
+def _spin_rate(model: Model, spin: Mapping[str, Any], p: np.ndarray,
+               table: dict[str, tuple[str, int]], free: list[str]) -> tuple[float, str | None]:
+    """The spin rate [rad/s] and the parameter it was taken from (None for a number).
+
+    ``spin["rate"]`` is a number or a parameter name; a name takes its value from ``p``
+    (the trim's parameter values). ``spin["rate_param"]`` (the record of an earlier trim,
+    ``OperatingPoint.spin``, given back) names the parameter too; a number given with it
+    must equal the parameter's value.
+    """
+    rate, named = spin["rate"], spin.get("rate_param")
+    if isinstance(rate, np.ndarray) and rate.ndim == 0:  # numpy scalars as 0-d arrays
+        rate = rate.item()
+    if isinstance(rate, (bool, np.bool_)):
+        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
+                            f"{rate!r}")
+    param = None
+    if named is not None:
+        if not isinstance(named, str):
+            raise TrimSpecError(f"spin: rate_param must be a parameter name, got {named!r}")
+        param = _rate_param(model, table, named)
+    if isinstance(rate, str) and find(rate, model.param_names) is None:
+        try:  # a number written as text ("2.0") is still a number
+            rate = float(rate)
+        except ValueError:
+            pass
+    if isinstance(rate, str):
+        key = _rate_param(model, table, rate)
+        if param is not None and key != param:
+            raise TrimSpecError(f"spin: rate {rate!r} and rate_param {named!r} name different "
+                                "parameters")
+        param = key
+    elif not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
+                            f"{rate!r}")
+    if param is None:
+        return _finite(rate, "spin: rate"), None
+    if param in free:
+        raise TrimSpecError(f"spin: the rate parameter {param!r} is free; the spin rate is "
+                            "given, not solved for (remove it from free)")
+    value = _finite(p[model.param_names.index(param)], f"spin: rate parameter {param!r}")
+    if not isinstance(rate, str) and _finite(rate, "spin: rate") != value:
+        raise TrimSpecError(f"spin: rate {float(rate):g} differs from the value {value:g} of "
+                            f"its rate_param {param!r} in this trim; give rate={param!r} to "
+                            "take the rate from the parameter")
+    return value, param
+
+
+def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, p: np.ndarray,
+                table: dict[str, tuple[str, int]], fixed: set[str], free: list[str]
+                ) -> tuple[list[str], dict[str, Any]]:
+    """Impose the spin on ``x``; return the cyclic states and the normalised spec.
+
+    The spec holds the numeric rate and, when ``spin["rate"]`` named a parameter, that
+    parameter's name under ``rate_param``.
+    """
+    if not isinstance(spin, Mapping):
+        raise TrimSpecError(f"spin must be a dict {{'body', 'axis', 'rate'}}, got {spin!r}")
+    missing = [k for k in SPIN_KEYS if k not in spin]
+    if missing or set(spin) - {*SPIN_KEYS, "rate_param"}:
+        raise TrimSpecError(f"spin must be {{'body', 'axis', 'rate'}} (and optionally "
+                            f"'rate_param'), got {dict(spin)}")
     body = spin["body"]
     if body not in model.body_names:
         raise UnknownNameError(f"spin: unknown body {body!r}; bodies are {list(model.body_names)}")
@@ -114,7 +186,7 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set
     if axis.shape != (3,) or not np.all(np.isfinite(axis)) or axis @ axis == 0.0:
         raise TrimSpecError(f"spin: axis must be a non-zero 3-vector, got {spin['axis']!r}")
     axis = axis / np.sqrt(axis @ axis)
-    rate = float(spin["rate"])
+    rate, rate_param = _spin_rate(model, spin, p, table, free)
     b = model.body_index(body)
     if model.kind[b] == FREE:
         base = model.base_index
@@ -135,7 +207,10 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, fixed: set
     else:
         raise TrimSpecError(f"spin: body {body!r} must be the floating base or have a revolute "
                             "joint")
-    return cyclic, {"body": body, "axis": axis, "rate": rate}
+    spec: dict[str, Any] = {"body": body, "axis": axis, "rate": rate}
+    if rate_param is not None:
+        spec["rate_param"] = rate_param
+    return cyclic, spec
 
 
 def trim(
@@ -170,15 +245,24 @@ def trim(
         (see ``spin``).
     spin : dict, optional
         ``{"body": name, "axis": [x, y, z], "rate": Ω}`` (axis in the body frame, Ω in
-        rad/s). For a floating base: its angular velocity is Ω·axis, its origin velocity
-        is solved for (added to ``free`` unless fixed), its position and attitude are
-        cyclic (excluded). For a body on a revolute joint about ``axis``: the joint rate is
-        Ω and its angle is cyclic (a floating base, if any, is at rest). Every other joint
-        rate is zero; the joint angles are balanced by the centrifugal loads. A solution is
-        a success only if it is a relative equilibrium: the residual is evaluated again
-        with the spinning body turned about the axis by the angles :data:`ORBIT_ANGLES`
-        (position moved along the screw motion) and must meet ``tol`` there too — a spin
-        under gravity (or another load) not parallel to the axis is not one.
+        rad/s). ``rate`` is a number or the name of a model parameter (``"Omega"``; dotted
+        or underscored), whose value in this trim (``params``, ``fixed``, else the model's
+        default) is the rate: :func:`~titop_lpv.analysis.sweep.trim_sweep` over that
+        parameter then trims each grid point at its own rate. The parameter cannot be free;
+        an unknown name raises :class:`~titop_lpv.UnknownNameError` listing the parameters,
+        the name of a state or input and a non-finite rate raise :class:`TrimSpecError`.
+        :attr:`OperatingPoint.spin` records the numeric rate and, under ``"rate_param"``,
+        the parameter it came from; that record may be given back as ``spin`` (a numeric
+        ``rate`` must then equal the parameter's value). For a floating base: its angular
+        velocity is Ω·axis, its origin velocity is solved for (added to ``free`` unless
+        fixed), its position and attitude are cyclic (excluded). For a body on a revolute
+        joint about ``axis``: the joint rate is Ω and its angle is cyclic (a floating base,
+        if any, is at rest). Every other joint rate is zero; the joint angles are balanced
+        by the centrifugal loads. A solution is a success only if it is a relative
+        equilibrium: the residual is evaluated again with the spinning body turned about the
+        axis by the angles :data:`ORBIT_ANGLES` (position moved along the screw motion) and
+        must meet ``tol`` there too — a spin under gravity (or another load) not parallel to
+        the axis is not one.
     params : dict, optional
         Parameter values (the baseline; ``fixed`` and ``free`` override).
     x0 : array_like, optional
@@ -278,7 +362,8 @@ def trim(
                                     "velocity zero (use kind='spin' for a steady spin)")
     else:
         x[model.qd_index[model.kind >= REVOLUTE]] = 0.0
-        cyclic, spin_spec = _spin_setup(model, spin, x, set(fixed_vals), free_list)
+        cyclic, spin_spec = _spin_setup(model, spin, x, p, table, set(fixed_vals),
+                                       free_list)
         base = model.base_index
         allowed = set(model.state_names[base:base + 3]) if model.floating_base else set()
         for key in free_list:

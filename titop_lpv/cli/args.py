@@ -1,8 +1,9 @@
 """Command-line values and output paths of ``titop-lpv``: parsed and checked before any work.
 
-``--param``/``--fix``/``--guess`` pairs, ``LO:HI:N`` grids, ``--spin BODY:AX,AY,AZ:RATE``,
-and the output files' type and directory: each malformed value raises :class:`CLIError`
-with a message naming the option, which the command line prints as its one error line.
+``--param``/``--fix``/``--guess`` pairs, ``LO:HI:N`` grids, ``--spin BODY:AX,AY,AZ:RATE``
+(``RATE`` a number or a parameter name), and the output files' type and directory: each
+malformed value raises :class:`CLIError` with a message naming the option, which the
+command line prints as its one error line.
 :class:`Parser` gives argparse's own errors (unknown option, missing argument) the same
 contract, and :func:`one_line` folds any error message onto one line.
 """
@@ -184,29 +185,40 @@ def spin(text: str) -> dict[str, Any]:
     ----------
     text : str
         The value of ``--spin``: ``BODY:AX,AY,AZ:RATE`` (the body, its spin axis, the spin
-        rate in rad/s), as :func:`titop_lpv.trim` takes ``spin=``.
+        rate), as :func:`titop_lpv.trim` takes ``spin=``. ``RATE`` is a number [rad/s] or the
+        name of a model parameter (``hub:0,0,1:Omega``) whose value (``--param``, a sweep's
+        grid, else the model's default) is the rate.
 
     Returns
     -------
     dict
-        ``{"body": str, "axis": [float, float, float], "rate": float}``.
+        ``{"body": str, "axis": [float, float, float], "rate": float or str}``.
 
     Raises
     ------
     CLIError
-        Malformed value.
+        Malformed value (a rate that is neither a number nor a name).
 
     Examples
     --------
     >>> spin("hub:0,0,1:2.0")
     {'body': 'hub', 'axis': [0.0, 0.0, 1.0], 'rate': 2.0}
+    >>> spin("hub:0,0,1:Omega")
+    {'body': 'hub', 'axis': [0.0, 0.0, 1.0], 'rate': 'Omega'}
     """
     parts = text.split(":")
     axis = parts[1].split(",") if len(parts) == 3 else []
     if len(parts) != 3 or not parts[0] or len(axis) != 3:
-        raise CLIError(f"--spin {text!r}: expected BODY:AX,AY,AZ:RATE, e.g. hub:0,0,1:2.0")
-    return {"body": parts[0], "axis": [number(a, "--spin axis") for a in axis],
-            "rate": number(parts[2], "--spin rate")}
+        raise CLIError(f"--spin {text!r}: expected BODY:AX,AY,AZ:RATE, e.g. hub:0,0,1:2.0 "
+                       "(RATE in rad/s, or a parameter name: hub:0,0,1:Omega)")
+    rate: float | str = parts[2].strip()
+    try:
+        rate = float(rate)
+    except ValueError:
+        if not rate.replace(".", "_").isidentifier():
+            raise CLIError(f"--spin rate: expected a number [rad/s] or a parameter name, got "
+                           f"{parts[2]!r}") from None
+    return {"body": parts[0], "axis": [number(a, "--spin axis") for a in axis], "rate": rate}
 
 
 def figure_suffixes() -> tuple[str, ...]:

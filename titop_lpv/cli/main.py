@@ -438,7 +438,8 @@ _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("--fix", {**_KV, "help": "hold a variable at a value (repeatable)"}),
         ("--guess", {**_KV, "help": "initial guess of a free variable (repeatable)"}),
         ("--spin", {"metavar": "BODY:AX,AY,AZ:RATE", "help": "steady spin of BODY about an "
-                    "axis (body frame) at RATE [rad/s]"}),
+                    "axis (body frame) at RATE [rad/s]; RATE may name a parameter (its "
+                    "--param value or sweep grid)"}),
         ("--tol", {"type": float, "help": "tolerance on max |residual| (default 1e-10)"})],
     "linear model": [
         ("--inputs", {"metavar": "A,B", "help": "inputs to keep (default: all)"}),

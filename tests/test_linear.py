@@ -1,0 +1,308 @@
+"""Uncertain models by the block route (titop_lpv.linear) against the nonlinear route.
+
+Two independent formulations of the same linear model:
+
+* the nonlinear route: trim the nonlinear TITOP model at the parameter values, then exact
+  (complex-step) Jacobians (``tl.linearize``);
+* the block route: linear TITOP blocks (rigid bodies with their parent port inverted, joint
+  blocks, integrators) assembled around the nominal equilibrium with the parameters as
+  ``ureal``, evaluated at the same values (``G.at``).
+
+They must agree, matrix by matrix, in frequency response (20 frequencies) and in poles, at
+random points of the parameter box and at its vertices (tolerances: 1e-9 relative). The
+block route is also checked by hand assembly against a closed form.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from pathlib import Path
+
+import models
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+import titop_lpv as tl
+from titop_lpv.linear.blocks import joint, joint_integrator, rigid_body
+from titop_lpv.linear.connect import AssemblyError, connect
+from titop_lpv.model.files import read_description
+
+ROOT = Path(__file__).resolve().parents[1]
+RTOL = 1e-9
+OMEGA = np.logspace(-2, 2, 20)
+BALLOON_FREE = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+HANGING = {"pendulum1.q": 0.2, "pendulum2.q": -0.2}
+ARM_POSE = {"shoulder_yaw_q": 0.3, "shoulder_q": -0.4, "elbow_q": 0.9, "wrist_q": -0.2}
+
+
+def _load(source) -> tl.Model:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)  # the balloon's inertia (expected)
+        return tl.load_model(source)
+
+
+def _assert_same(G_at, ref, what: str) -> None:
+    """Matrices, frequency response and poles of two StateSpace systems agree."""
+    scale = max(1.0, float(np.max(np.abs(np.block([[ref.A, ref.B], [ref.C, ref.D]])))))
+    for name in "ABCD":
+        err = np.max(np.abs(np.asarray(getattr(G_at, name)) - getattr(ref, name)), initial=0.0)
+        assert err <= RTOL * scale, f"{what}: {name} differs by {err:.3g} (scale {scale:.3g})"
+    H1 = G_at(1j * OMEGA)
+    H2 = ref(1j * OMEGA)
+    assert np.max(np.abs(H1 - H2)) <= RTOL * max(1.0, float(np.max(np.abs(H2)))), what
+    p1 = np.linalg.eigvals(np.asarray(G_at.A))
+    p2 = np.linalg.eigvals(ref.A)
+    rows, cols = linear_sum_assignment(np.abs(p1[:, None] - p2[None, :]))  # pole matching
+    pscale = max(1.0, float(np.max(np.abs(p2), initial=0.0)))
+    # 1e-9 relative; zero eigenvalues of a floating base form Jordan chains, which rounding
+    # splits by sqrt(eps): 1e-7 there
+    tol = np.where(np.abs(p2[cols]) > 1e-6 * pscale, 1e-9, 1e-7) * pscale
+    gap = np.abs(p1[rows] - p2[cols])
+    assert np.all(gap <= tol), (what, gap.max())
+
+
+@pytest.fixture(scope="module")
+def balloon() -> tl.Model:
+    return _load(ROOT / "examples" / "balloon.toml")
+
+
+@pytest.fixture(scope="module")
+def arm() -> tl.Model:
+    return _load(ROOT / "examples" / "robot_arm.toml")
+
+
+def _arm_with_masses() -> tl.Model:
+    desc = read_description(ROOT / "examples" / "robot_arm.toml")
+    for body in desc["bodies"]:
+        name = f"m_{body['name']}"
+        desc["parameters"][name] = {"value": body["mass"], "min": 0.5 * body["mass"],
+                                    "max": 2.0 * body["mass"], "unit": "kg"}
+        body["mass"] = name
+    return _load(desc)
+
+
+# ------------------------------------------------------------------ the nominal assembly
+def test_nominal_blocks_equal_linearize_on_the_example_models(balloon, arm) -> None:
+    from titop_lpv.linear.assemble import assemble
+
+    op = tl.trim(balloon, BALLOON_FREE, guess=HANGING)
+    G = assemble(balloon, op, {}, inputs=list(balloon.input_names),
+                 outputs=list(balloon.state_names))
+    ref = tl.linearize(balloon, op, inputs=list(balloon.input_names))
+    assert G.state_labels == list(balloon.state_names)
+    _assert_same(G.nominal(), control_outputs(ref, balloon), "balloon")
+    taus = [f"{b}_tau" for b in arm.body_names]
+    op = tl.trim(arm, free=taus, fixed=ARM_POSE)
+    G = assemble(arm, op, {}, inputs=taus, outputs=list(arm.state_names))
+    _assert_same(G.nominal(), control_outputs(tl.linearize(arm, op, inputs=taus), arm), "arm")
+
+
+def control_outputs(ref, model: tl.Model):
+    """The nonlinear route's system with every state as an output (C = I, D = 0)."""
+    import control
+
+    return control.ss(ref.A, ref.B, np.eye(ref.nstates), np.zeros((ref.nstates, ref.ninputs)),
+                      states=list(model.state_names), outputs=list(model.state_names),
+                      inputs=ref.input_labels)
+
+
+# ------------------------------------------------------------------ two routes, one answer
+def _two_routes(model, G, points, trim_kwargs, inputs, outputs, what) -> None:
+    for values in points:
+        op = tl.trim(model, params={**G.operating_point.params, **values}, **trim_kwargs)
+        assert op.success, (what, values, op.message)
+        ref = tl.linearize(model, op, inputs=inputs, outputs=outputs)
+        _assert_same(G.at(values), ref, f"{what} at {values}")
+
+
+def _box_points(G, n: int, seed: int) -> list[dict[str, float]]:
+    rng = np.random.default_rng(seed)
+    names = list(G.params)
+    pts = [{k: float(rng.uniform(G.params[k].lo, G.params[k].hi)) for k in names}
+           for _ in range(n)]
+    for corner in range(2 ** len(names)):
+        pts.append({k: (G.params[k].lo, G.params[k].hi)[(corner >> j) & 1]
+                    for j, k in enumerate(names)})
+    return pts
+
+
+def test_balloon_stiffness_and_dampers_fifty_points_and_vertices(balloon) -> None:
+    outputs = ["balloon_x", "balloon_y", "pendulum1_q", "pendulum2_q"]
+    G = tl.linearize_uncertain(balloon, BALLOON_FREE, guess=HANGING,
+                               uncertain={"k": (25, 100), "ds": (2, 8), "dp1": (0.2, 1.0),
+                                          "dp2": (0.2, 1.0)},
+                               inputs=["slider_tau"], outputs=outputs)
+    assert G.kinds == {"k": "exact", "ds": "exact", "dp1": "exact", "dp2": "exact"}
+    # a spring stiffness, a damper: each enters once
+    assert {b.name: b.repeats for b in G.delta} == {"k": 1, "ds": 1, "dp1": 1, "dp2": 1}
+    _two_routes(balloon, G, _box_points(G, 50, seed=3),
+                {"free": BALLOON_FREE, "guess": HANGING}, ["slider_tau"], outputs, "balloon")
+    text = G.report()
+    assert "k" in text and "exact" in text and "[25, 100]" in text
+
+
+def test_arm_masses_and_payload_exact_with_the_torques_free() -> None:
+    model = _arm_with_masses()
+    taus = [f"{b}_tau" for b in model.body_names]
+    outputs = ["shoulder_q", "elbow_q", "wrist_q"]
+    # the yaw link's centre of mass lies on its axis: its mass changes the holding torques
+    # only, and the linear model not at all
+    with pytest.raises(tl.BlockRouteError, match="'m_shoulder_yaw'"):
+        tl.linearize_uncertain(model, free=taus, fixed=ARM_POSE, uncertain=["m_shoulder_yaw"],
+                               inputs=taus, outputs=outputs)
+    names = ["m_shoulder", "m_elbow", "m_wrist", "payload_weight"]
+    G = tl.linearize_uncertain(model, free=taus, fixed=ARM_POSE, uncertain=names,
+                               inputs=taus, outputs=outputs)
+    assert set(G.kinds.values()) == {"exact"}
+    assert all(after <= before for before, after in G.repeats.values())
+    _two_routes(model, G, _box_points(G, 10, seed=5), {"free": taus, "fixed": ARM_POSE}, taus,
+                outputs, "arm")
+
+
+def _actuated_random_tree(seed: int, root: str) -> dict:
+    gravity = root != "free"  # a floating base is at rest only without external loads
+    desc = models.random_tree(seed, 3 + seed % 4, root=root, gravity=gravity,
+                              loads=gravity and "conservative", params=True)
+    for body in desc["bodies"]:
+        joint = body["joint"]
+        if joint["type"] in ("revolute", "prismatic"):
+            joint["actuated"] = True
+            joint["qd0"] = 0.0
+        if joint["type"] == "free":  # at rest
+            joint["v0"], joint["w0"] = [0.0] * 3, [0.0] * 3
+    return desc
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_trees_at_random_equilibria(seed: int) -> None:
+    root = ("fixed", "fixed", "free")[seed % 3]
+    desc = _actuated_random_tree(seed, root)
+    model = _load(desc)
+    config = models.random_config(desc, seed)
+    pose = {n: v for n, v in config.items() if n.endswith("_q")}
+    if root == "free":
+        b = next(body["name"] for body in desc["bodies"] if body["joint"]["type"] == "free")
+        pose.update({f"{b}_{c}": config[f"{b}_{c}"] for c in ("x", "y", "z")})
+    taus = [n for n in model.input_names if n.endswith("_tau")]
+    # joint axes are geometry (refused); rest positions only move the holding torques; a
+    # floating base is at rest only without gravity
+    names = [n for n in model.param_names if not n.startswith(("axis_", "rest_"))
+             and not (root == "free" and n == "g_y")]
+    if not names or not taus:
+        pytest.skip("no uncertain parameter or no actuated joint in this tree")
+    values = model.default_params()
+    box = {}
+    for n in names:
+        lo, hi = model.param_bounds[model.param_names.index(n)]
+        v = values[n]
+        half = 0.2 * abs(v) if v else 0.1
+        box[n] = (max(lo, v - half), min(hi, v + half))
+    kwargs = {"free": taus, "fixed": pose}
+    outputs = [n for n in model.state_names if n.endswith("_q")]
+
+    def plant(values: dict[str, float]) -> np.ndarray:
+        op = tl.trim(model, params=values, **kwargs)
+        ref = tl.linearize(model, op, inputs=taus, outputs=outputs)
+        return np.block([[ref.A, ref.B], [ref.C, ref.D]])
+
+    # keep the parameters the nonlinear route's linear model depends on (a load on a body
+    # welded to the world, say, changes nothing); the block route refuses the others
+    nominal = plant(values)
+    idle = [n for n in box if all(np.allclose(plant({**values, n: v}), nominal, rtol=1e-12,
+                                              atol=1e-12) for v in box[n])]
+    box = {n: r for n, r in box.items() if n not in idle}
+    if idle:
+        with pytest.raises(tl.BlockRouteError, match=repr(idle[0])):
+            tl.linearize_uncertain(model, uncertain=[idle[0]] if np.all(np.isfinite(
+                model.param_bounds[model.param_names.index(idle[0])])) else
+                {idle[0]: box.get(idle[0], (values[idle[0]] - 0.1, values[idle[0]] + 0.1))},
+                inputs=taus, outputs=outputs, **kwargs)
+    if not box:
+        pytest.skip("the linear model depends on none of the parameters of this tree")
+    G = tl.linearize_uncertain(model, uncertain=box, inputs=taus, outputs=outputs, **kwargs)
+    _two_routes(model, G, _box_points(G, 3, seed)[:3 + 4], kwargs, taus, outputs,
+                f"tree {seed} ({root})")
+
+
+# ------------------------------------------------------------------ by hand (the SDT way)
+def test_hand_assembled_pendulum_has_the_closed_form_frequency() -> None:
+    # a rod of mass m, centre of mass at distance c below a revolute joint: ω² = m g c / I_P
+    m, c, Ib, g = 2.0, 0.6, 0.05, 9.81
+    k = tl.ureal("k", 3.0, range=(1.0, 5.0))  # a torsional spring at the hinge, uncertain
+    com = np.array([[0.0], [-c], [0.0]])
+    body = rigid_body("rod", m, Ib * np.eye(3), com, gravity=np.array([[0.0], [-g], [0.0]]))
+    W0 = np.zeros((6, 1))  # the hanging rod transmits its weight along the axis: no torque
+    W0[:3, 0] = [0.0, -m * g, 0.0]
+    R = np.eye(3)
+    r = np.array([0.0, 0.0, 1.0])
+    rz = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    dX = np.block([[R @ rz, np.zeros((3, 3))], [np.zeros((3, 3)), R @ rz]]) @ W0
+    I_P = Ib + m * c**2
+    hinge = joint("rod", "revolute", parent=False, X=np.eye(6), dX_W0=dX, R=R, axis=r, k=k,
+                  d=0.0, J_ref=1.0, actuated=True)
+    G = connect([body, hinge, joint_integrator("rod")], ["rod_tau"], ["rod_q"],
+                aliases={"rod_qdd_fb": "rod_qdd"})
+    for kv in (1.0, 3.0, 5.0):
+        w2 = (m * g * c + kv) / I_P
+        poles = np.linalg.eigvals(np.asarray(G.at({"k": kv}).A))
+        assert np.allclose(np.sort(poles.imag), [-np.sqrt(w2), np.sqrt(w2)], rtol=1e-12)
+        assert np.allclose(poles.real, 0.0, atol=1e-12)
+        assert np.isclose(float(np.asarray(G.at({"k": kv}).D)[0, 0]), 0.0)
+        dc = float(G.at({"k": kv})(0.0).real)
+        assert np.isclose(dc, 1.0 / (m * g * c + kv), rtol=1e-12)  # static compliance
+
+
+def test_connect_names_what_is_missing() -> None:
+    body = rigid_body("rod", 1.0, np.eye(3), np.zeros((3, 1)))
+    with pytest.raises(AssemblyError, match="rod_a0"):
+        connect([body], [], ["rod_W0"])
+    with pytest.raises(AssemblyError, match="nope"):
+        connect([body], ["nope"], ["rod_W0"])
+    with pytest.raises(AssemblyError, match="more than once"):
+        connect([body, body], [], ["rod_W0"])
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input_is_named(balloon) -> None:
+    kw = {"free": BALLOON_FREE, "guess": HANGING}
+    with pytest.raises(tl.UnknownNameError, match="stiff"):
+        tl.linearize_uncertain(balloon, uncertain=["stiff"], **kw)
+    with pytest.raises(tl.ParameterError, match="'k'"):
+        tl.linearize_uncertain(balloon, uncertain={"k": (10.0, 100.0)}, **kw)
+    with pytest.raises(tl.BlockRouteError, match=r"'ds'.*no declared"):
+        tl.linearize_uncertain(balloon, uncertain=["ds"], **kw)
+    with pytest.raises(tl.UnknownNameError, match="'nope_x'"):
+        tl.linearize_uncertain(balloon, uncertain=["k"], outputs=["slider_qd", "nope_x"], **kw)
+    desc = copy.deepcopy(read_description(ROOT / "examples" / "balloon.toml"))
+    desc["outputs"] = [{"type": "position", "body": "pendulum2", "point": "com"}]
+    with pytest.raises(tl.BlockRouteError, match="pendulum2_com_x"):
+        tl.linearize_uncertain(_load(desc), uncertain=["k"], **kw)
+    desc = copy.deepcopy(read_description(ROOT / "examples" / "balloon.toml"))
+    desc["parameters"]["unused"] = 1.0
+    with pytest.raises(tl.BlockRouteError, match="'unused'"):
+        tl.linearize_uncertain(_load(desc), uncertain={"unused": (0.5, 2.0)}, **kw)
+
+
+def test_a_moving_equilibrium_is_refused_naming_the_state() -> None:
+    # the off-centre balloon: its slider hangs along its axis, so the spring's deflection
+    # (and the equilibrium) changes with k
+    desc = read_description(ROOT / "examples" / "balloon.toml")
+    desc["bodies"][1]["joint"]["axis"] = [1.0, -1.0, 0.0]
+    model = _load(desc)
+    with pytest.raises(tl.BlockRouteError, match=r"equilibrium moves.*slider_q"):
+        tl.linearize_uncertain(model, BALLOON_FREE, guess=HANGING, uncertain=["k"])
+
+
+def test_loop_closures_and_uncertain_joint_geometry_are_refused() -> None:
+    four_bar = _load(ROOT / "examples" / "four_bar.toml")
+    with pytest.raises(tl.BlockRouteError, match="loop-closure"):
+        tl.linearize_uncertain(four_bar, ["crank.q"], uncertain={"d_loop": (100.0, 300.0)})
+    desc = read_description(ROOT / "examples" / "robot_arm.toml")
+    desc["parameters"]["tilt"] = {"value": 1.0, "min": 0.9, "max": 1.1}
+    desc["bodies"][1]["joint"]["axis"] = [0, "tilt", 0]
+    arm = _load(desc)
+    taus = [f"{b}_tau" for b in arm.body_names]
+    with pytest.raises(tl.BlockRouteError, match=r"'shoulder'.*axis"):
+        tl.linearize_uncertain(arm, free=taus, fixed=ARM_POSE, uncertain=["tilt"])

@@ -1,0 +1,284 @@
+"""From a compiled model and a static equilibrium to the assembled linear TITOP blocks.
+
+One rigid-body block per body, one joint block per joint (the free joint of a floating
+base included), integrators for the joint and base states (:mod:`titop_lpv.linear.blocks`),
+connected by name (:func:`~titop_lpv.linear.connect.connect`). Every numeric leaf of the
+model that names a parameter kept uncertain enters the blocks as that ``ureal``; the
+configuration at the equilibrium (attitudes, joint angles) is a constant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..analysis.operating_point import OperatingPoint
+from ..exceptions import TitopError
+from ..model.compiled import Model
+from ..multibody.inverse_dynamics import mass_matrix
+from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
+from ..multibody.kinematics import kinematics
+from ..robust.atoms import UReal
+from ..robust.uss import USS
+from ..spatial.euler import angular_velocity_matrix, euler_rates_matrix
+from .blocks import (
+    base_integrator,
+    free_joint,
+    joint,
+    joint_integrator,
+    rigid_body,
+)
+from .connect import connect, reorder_states
+from .values import Value, add, matmul, scale, skew_of, stack, value_matrix
+
+__all__ = ["BlockRouteError", "assemble", "check_model"]
+
+_KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
+_EYE3 = np.eye(3)
+
+
+class BlockRouteError(TitopError, ValueError):
+    """A model, an equilibrium or a parameter that the block route cannot express."""
+
+
+class _Leaves:
+    """Slot values of the model: numbers, or the ``ureal`` of an uncertain parameter."""
+
+    def __init__(self, model: Model, params: Mapping[str, float],
+                 uncertain: Mapping[str, UReal]):
+        self.model = model
+        self.vals = model.slot_values(dict(params))
+        self.uncertain = {model.param_names.index(n): u for n, u in uncertain.items()}
+
+    def leaf(self, slot: int) -> Any:
+        p = int(self.model.slot_param[slot])
+        return self.uncertain.get(p, float(self.vals[slot])) if p >= 0 else float(
+            self.vals[slot])
+
+    def column(self, slots: Any) -> Value:
+        return value_matrix([[self.leaf(int(s))] for s in np.ravel(slots)])
+
+    def matrix(self, slots: Any) -> Value:
+        return value_matrix([[self.leaf(int(s)) for s in row] for row in np.asarray(slots)])
+
+
+
+def check_model(model: Model, uncertain: Sequence[str]) -> None:
+    """Refuse what the block route cannot express, naming it.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    uncertain : sequence of str
+        The parameters to be kept uncertain.
+
+    Raises
+    ------
+    BlockRouteError
+        Loop-closure spring-dampers; a joint rotation or axis that depends on an uncertain
+        parameter.
+    """
+    problems = []
+    if model.loops.a.size:
+        problems.append(f"loop-closure spring-dampers {list(model.loops.names)}")
+    index = {model.param_names.index(n) for n in uncertain}
+    for i, b in enumerate(model.body_names):
+        slots = np.r_[np.ravel(model.slots.rot[i]), np.ravel(model.slots.axis[i])]
+        used = sorted({model.param_names[int(p)] for p in model.slot_param[slots]
+                       if int(p) in index})
+        if used:
+            problems.append(f"body {b!r}: the joint rotation or axis depends on the uncertain "
+                            f"parameter(s) {used} (the joint geometry must be certain)")
+    if problems:
+        raise BlockRouteError("the block route cannot build this model: " + "; ".join(problems))
+
+
+def _load_terms(model: Model, leaves: _Leaves, P: list[np.ndarray], u0: np.ndarray,
+                inputs: Sequence[str]) -> tuple[dict[int, Value], dict[int, Value],
+                                                dict[int, dict[str, Value]]]:
+    """Per body: nominal load wrench at P, its θ gain, and the gains of the external inputs."""
+    w0: dict[int, Value] = {}
+    th: dict[int, Value] = {}
+    gains: dict[int, dict[str, Value]] = {}
+    g = leaves.column(model.slots.gravity)
+    total = None
+    for i in range(len(model.body_names)):
+        total = add(total, value_matrix([[leaves.leaf(int(model.slots.mass[i]))]]))
+
+    def force_at(b: int, F_b: Value, p: Value, rotates: bool) -> None:
+        w0[b] = add(w0.get(b), stack([[F_b], [matmul(skew_of(p), F_b)]], [3, 3], [1]))
+        if rotates:
+            sF = skew_of(F_b)
+            th[b] = add(th.get(b), stack([[sF], [matmul(skew_of(p), sF)]], [3, 3], [3]))
+
+    def torque_at(b: int, T_b: Value, rotates: bool) -> None:
+        w0[b] = add(w0.get(b), stack([[None], [T_b]], [3, 3], [1]))
+        if rotates:
+            th[b] = add(th.get(b), stack([[None], [skew_of(T_b)]], [3, 3], [3]))
+
+    lds = model.loads
+    for k in range(lds.kind.size):
+        b = int(lds.body[k])
+        Pt = P[b].T
+        if lds.kind[k] == 0:  # buoyancy: −fraction · total mass · g, inertial
+            fm = matmul(total, value_matrix([[leaves.leaf(int(lds.fraction[k]))]]))
+            force_at(b, matmul(Pt, scale(-1.0, matmul(g, fm))), leaves.column(lds.point[k]),
+                     True)
+        elif lds.kind[k] == 1:
+            v = leaves.column(lds.vec[k])
+            body = bool(lds.body_frame[k])
+            force_at(b, v if body else matmul(Pt, v), leaves.column(lds.point[k]), not body)
+        else:
+            v = leaves.column(lds.vec[k])
+            body = bool(lds.body_frame[k])
+            torque_at(b, v if body else matmul(Pt, v), not body)
+    wi = model.wrench_inputs
+    for k in range(wi.body.size):
+        b = int(wi.body[k])
+        body = bool(wi.body_frame[k])
+        Pt = np.eye(3) if body else P[b].T
+        p = leaves.column(wi.point[k])
+        col = int(wi.col[k])
+        F0 = Pt @ u0[col:col + 3]
+        T0 = Pt @ u0[col + 3:col + 6]
+        force_at(b, F0[:, None], p, not body)
+        torque_at(b, T0[:, None], not body)
+        for j in range(6):
+            name = model.input_names[col + j]
+            if name not in inputs:
+                continue
+            e = Pt[:, j % 3][:, None]
+            gain = (stack([[e], [matmul(skew_of(p), e)]], [3, 3], [1]) if j < 3 else
+                    stack([[None], [e]], [3, 3], [1]))
+            gains.setdefault(b, {})[name] = gain
+    return w0, th, gains
+
+
+def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *,
+             inputs: Sequence[str], outputs: Sequence[str]) -> USS:
+    """The linear TITOP blocks of ``model`` around the static equilibrium ``op``, assembled.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    op : OperatingPoint
+        A static equilibrium of ``model`` (every velocity zero).
+    uncertain : mapping of str to UReal
+        Model parameters kept uncertain, each as the ``ureal`` that replaces it.
+    inputs : sequence of str
+        Model inputs to keep (joint ``tau`` and wrench inputs).
+    outputs : sequence of str
+        Outputs to keep: state names (model outputs that copy a state count as the state).
+
+    Returns
+    -------
+    USS
+        States in model order; at the nominal parameters, the same system as
+        ``linearize(model, op, inputs, outputs)``.
+
+    Raises
+    ------
+    BlockRouteError
+        Loop closures, an uncertain joint geometry, a moving equilibrium (non-zero
+        velocity), an output that is not a state.
+    """
+    params = dict(op.params)
+    leaves = _Leaves(model, params, uncertain)
+    check_model(model, list(uncertain))
+    x = np.asarray(op.x, dtype=float)
+    vel = list(model.velocity_indices())
+    if np.max(np.abs(x[vel]), initial=0.0) > 0.0:
+        raise BlockRouteError("the block route linearises around static equilibria: every "
+                              "velocity must be zero (steady spins are not supported yet)")
+    bad = [o for o in outputs if o not in model.state_names]
+    if bad:
+        raise BlockRouteError(f"outputs {bad} are not states: the block route gives state "
+                              "outputs (joint q, qd; base position, attitude, twist)")
+    kin = kinematics(model, x, params)
+    P = [np.asarray(p, dtype=float) for p in kin.P]
+    q0 = np.asarray(kin.q, dtype=float)
+    u0 = np.asarray(op.u, dtype=float)
+    M = mass_matrix(model, x, params)
+    vnames = list(model.velocity_names())
+    n = len(model.body_names)
+    children: dict[int, list[int]] = {i: [] for i in range(n)}
+    for i in range(n):
+        if model.parent[i] >= 0:
+            children[int(model.parent[i])].append(i)
+    w_load, th_load, gains = _load_terms(model, leaves, P, u0, inputs)
+    g = leaves.column(model.slots.gravity)
+    mass = [leaves.leaf(int(model.slots.mass[i])) for i in range(n)]
+    com = [leaves.column(model.slots.com[i]) for i in range(n)]
+    port = [leaves.column(model.slots.offset[i]) for i in range(n)]
+    g_body = [matmul(P[i].T, g) for i in range(n)]
+
+    X: list[np.ndarray] = [np.eye(6)] * n
+    Pab: list[np.ndarray] = [np.eye(3)] * n
+    for i in range(n):
+        par = int(model.parent[i])
+        Pab[i] = P[i] if par < 0 else P[par].T @ P[i]
+        s = (q0[i] * np.asarray(model.physics(params).axis[i]) if model.kind[i] == PRISMATIC
+             else np.zeros(3))
+        X[i] = np.block([[Pab[i].T, -_skew(s) @ Pab[i].T], [np.zeros((3, 3)), Pab[i].T]])
+
+    # static pass, tips -> root: the wrench each subtree applies to its parent at equilibrium
+    W0: list[Any] = [None] * n
+    for i in range(n - 1, -1, -1):
+        grav = stack([[scale(mass[i], g_body[i])],
+                      [matmul(scale(mass[i], skew_of(com[i])), g_body[i])]], [3, 3], [1])
+        total = add(grav, w_load.get(i))
+        for c in children[i]:
+            tau_t = stack([[_EYE3, None], [skew_of(port[c]), _EYE3]], [3, 3], [3, 3])
+            total = add(total, matmul(tau_t, matmul(X[c].T, W0[c])))
+        W0[i] = total
+
+    axis = np.asarray(model.physics(params).axis, dtype=float)
+    blocks: list[Any] = []
+    aliases: dict[str, str] = {}
+    for i, b in enumerate(model.body_names):
+        kids = {model.body_names[c]: port[c] for c in children[i]}
+        blocks.append(rigid_body(b, mass[i], leaves.matrix(model.slots.inertia[i]), com[i],
+                                 children=kids, gravity=g_body[i],
+                                 theta_gain=th_load.get(i), input_gains=gains.get(i)))
+        kind = int(model.kind[i])
+        if kind == FREE:
+            base = model.base_index
+            names = model.state_names[base:base + 12]
+            theta = x[base + 9:base + 12]
+            blocks.append(free_joint(b, M[:6, :6]))
+            blocks.append(base_integrator(b, names, P[i], euler_rates_matrix(theta, model.euler),
+                                          angular_velocity_matrix(theta, model.euler)))
+            for j in range(6):
+                aliases[f"{b}_qdd_fb{j}"] = f"{b}_qdd{j}"
+            continue
+        dX = None
+        if kind == REVOLUTE:
+            r = _skew(axis[i])
+            dX = matmul(np.block([[Pab[i] @ r, np.zeros((3, 3))],
+                                  [np.zeros((3, 3)), Pab[i] @ r]]), W0[i])
+        elif kind == PRISMATIC:
+            dX = matmul(np.block([[np.zeros((3, 6))],
+                                  [Pab[i] @ _skew(axis[i]), np.zeros((3, 3))]]), W0[i])
+        J_ref = 1.0
+        if kind != WELD:
+            j = vnames.index(f"{b}_qd")
+            J_ref = float(M[j, j])
+            aliases[f"{b}_qdd_fb"] = f"{b}_qdd"
+            blocks.append(joint_integrator(b))
+        blocks.append(joint(b, _KIND_NAME[kind], parent=model.parent[i] >= 0, X=X[i],
+                            dX_W0=dX, R=Pab[i], axis=axis[i],
+                            k=leaves.leaf(int(model.slots.k[i])),
+                            d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
+                            actuated=model.tau_column[i] >= 0
+                            and f"{b}_tau" in inputs))
+    G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
+    return reorder_states(G, model.state_names)
+
+
+def _skew(v: np.ndarray) -> np.ndarray:
+    x, y, z = np.asarray(v, dtype=float)
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])

@@ -1,0 +1,346 @@
+"""Linear TITOP blocks around a static equilibrium: rigid bodies, joints, integrators.
+
+Each block is a named static matrix (uncertain when its physical parameters are ``ureal``)
+or a certain integrator; :func:`~titop_lpv.linear.connect.connect` assembles them by signal
+names. All vectors are in the frame of the body named, twists/accelerations ``[v̇; ω̇]``,
+wrenches ``[F; T]`` (docs/design.md §2); ``δ`` (dropped from the names) is the deviation from
+the equilibrium, where every velocity is zero.
+
+Signals of a body ``b`` (child ``c`` hanging from a port of ``b``):
+
+========================  ======  =================================================
+``b_a0 … b_a5``            6       acceleration of ``b``'s origin ``P`` (its frame)
+``b_th0 … b_th2``          3       small rotation of ``b``'s frame, ``P = P₀ (1 + (*θ))``
+``b_W0 … b_W5``            6       wrench ``b`` (and its subtree) applies to its parent
+                                   at ``P``, in ``b``'s frame
+``c_ap0 … c_ap5``          6       acceleration of the port of ``b`` that ``c`` hangs
+                                   from, ``b``'s frame
+``c_thp0 … c_thp2``        3       rotation of that port's frame (= ``b_th``)
+``c_Wp0 … c_Wp5``          6       wrench ``c`` applies to ``b`` at that port, ``b``'s frame
+``c_q``, ``c_qd``          1       joint state (integrator outputs)
+``c_qdd``                  1       joint acceleration; ``c_qdd_fb`` its feedback input
+========================  ======  =================================================
+
+**The rigid body** (the multi-port block of the Satellite Dynamics Toolbox, its parent
+port inverted): Newton–Euler at ``P`` (paper eq. 11) at zero velocity, linearised,
+
+``W_b = −D_P a_P + D_P[:, :3] (*g_b) θ + Σ_c τ_cᵀ Wp_c + δW_loads``,  ``ap_c = τ_c a_P``,
+
+with ``g_b = P₀ᵀ g`` gravity in the body frame (its rotation with the body gives the
+``θ`` term) and ``τ_c = [[1, −(*p_c)], [0, 1]]`` the kinematic model of the port ``p_c``.
+
+**The joint** (revolute, prismatic, weld) between the port of the parent and the child's
+origin, ``P_{c/b}(q) = R₀ exp(q (*r))`` (eq. 16) or ``R₀`` with ``P = C + R₀ q t`` (eq. 24):
+
+``a_c = X a_p + S q̈``, ``θ_c = R(q₀)ᵀ θ_p + r q`` (revolute),
+``Wp = Xᵀ W_c + (∂Xᵀ/∂q W₀) q`` (the static wrench ``W₀`` turning with the joint),
+``ρ = −Sᵀ W_c + k q + d q̇ − τ = 0`` (spring, damper, actuator along the axis).
+
+The constraint ``ρ = 0`` fixes ``q̈`` only through the loop ``q̈ → a_c → W_c``; the block
+writes it as ``q̈ = q̈_fb − ρ / J_ref`` with ``q̈_fb`` fed back from ``q̈``. The closed loop
+has the unique solution ``ρ = 0`` for any ``J_ref ≠ 0`` (its loop gain is ``1 − J/J_ref``,
+``J`` the apparent inertia of eq. 20), so the assembly is exact; ``J_ref`` is the joint's
+diagonal entry of the mass matrix at the equilibrium, which keeps the loop well conditioned.
+A floating base is the same with six directions: ``q̈ = q̈_fb + Z_ref⁻¹ W_b`` (the world
+applies no wrench).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import control
+import numpy as np
+
+from ..robust.ops import uss
+from ..robust.uss import USS
+from .values import Value, add, matmul, scale, skew_of, stack
+
+__all__ = [
+    "base_integrator",
+    "free_joint",
+    "joint",
+    "joint_integrator",
+    "rigid_body",
+    "signals",
+]
+
+_EYE3 = np.eye(3)
+
+
+def signals(prefix: str, n: int) -> list[str]:
+    """Names ``prefix0 … prefix{n-1}`` of a vector signal.
+
+    Parameters
+    ----------
+    prefix : str
+        Name of the signal.
+    n : int
+        Its size.
+
+    Returns
+    -------
+    list of str
+    """
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _block(D: Value, inputs: list[str], outputs: list[str], name: str) -> USS:
+    return uss(D, inputs=inputs, outputs=outputs, name=name)
+
+
+def _tau(p: Value) -> Value:
+    """``τ = [[1, −(*p)], [0, 1]]`` moving an acceleration from the origin to the point p."""
+    return stack([[_EYE3, scale(-1.0, skew_of(p))], [None, _EYE3]], [3, 3], [3, 3])
+
+
+def _tau_t(p: Value) -> Value:
+    """``τᵀ = [[1, 0], [(*p), 1]]`` moving a wrench from the point p to the origin."""
+    return stack([[_EYE3, None], [skew_of(p), _EYE3]], [3, 3], [3, 3])
+
+
+def dynamic_model_value(mass: Any, inertia: Value, com: Value) -> Value:
+    """``D_P`` of eq. (4) at the body origin, from possibly uncertain mass properties.
+
+    Parameters
+    ----------
+    mass : float or UReal
+        Mass [kg].
+    inertia : ndarray or USS, 3×3
+        Inertia at the centre of mass [kg m²], body frame.
+    com : ndarray or USS, 3×1
+        Vector ``P→B`` [m], body frame.
+
+    Returns
+    -------
+    ndarray or USS, 6×6
+    """
+    c = skew_of(com)
+    mc = scale(mass, c)
+    return stack([[scale(mass, _EYE3), scale(-1.0, mc)],
+                  [mc, add(inertia, scale(-1.0, matmul(mc, c)))]], [3, 3], [3, 3])
+
+
+def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
+               children: Mapping[str, Value] | None = None, gravity: Value | None = None,
+               theta_gain: Value | None = None,
+               input_gains: Mapping[str, Value] | None = None) -> USS:
+    """The multi-port rigid-body block of body ``name``, its parent port inverted.
+
+    Parameters
+    ----------
+    name : str
+        Body name (signal prefix).
+    mass : float or UReal
+        Mass [kg].
+    inertia : ndarray or USS, 3×3
+        Inertia at the centre of mass [kg m²], body frame.
+    com : ndarray or USS, 3×1
+        ``P→B`` [m], body frame.
+    children : mapping of str to ndarray or USS (3×1), optional
+        For each child body, the port it hangs from [m], body frame.
+    gravity : ndarray or USS, 3×1, optional
+        Gravity at the equilibrium in the body frame, ``g_b = P₀ᵀ g`` [m/s²].
+    theta_gain : ndarray or USS, 6×3, optional
+        ``∂W_loads/∂θ`` of the loads on the body (wrench at ``P``), added to the gravity term.
+    input_gains : mapping of str to ndarray or USS (6×1), optional
+        For each external input signal acting on the body, ``∂W_loads/∂u`` at ``P``.
+
+    Returns
+    -------
+    USS
+        Inputs ``b_a*``, ``b_th*``, ``c_Wp*`` per child, the input signals; outputs ``b_W*``,
+        ``c_ap*`` and ``c_thp*`` per child.
+    """
+    children = dict(children or {})
+    input_gains = dict(input_gains or {})
+    D = dynamic_model_value(mass, inertia, com)
+    th = None
+    if gravity is not None:
+        D3 = stack([[scale(mass, _EYE3)], [scale(mass, skew_of(com))]], [3, 3], [3])
+        th = matmul(D3, skew_of(gravity))
+    th = add(th, theta_gain)
+    taus = {c: _tau(p) for c, p in children.items()}
+    taus_t = {c: _tau_t(p) for c, p in children.items()}
+    n_c, names_u = len(children), list(input_gains)
+    col_sizes = [6, 3] + [6] * n_c + [1] * len(names_u)
+    row_sizes = [6] + [6, 3] * n_c
+    top = [scale(-1.0, D), th, *taus_t.values()]
+    top += [input_gains[u] for u in names_u]
+    rows = [top]
+    for t in taus.values():
+        rows += [[t, None] + [None] * (n_c + len(names_u)),
+                 [None, _EYE3] + [None] * (n_c + len(names_u))]
+    inputs = signals(f"{name}_a", 6) + signals(f"{name}_th", 3)
+    for c in children:
+        inputs += signals(f"{c}_Wp", 6)
+    inputs += names_u
+    outputs = signals(f"{name}_W", 6)
+    for c in children:
+        outputs += signals(f"{c}_ap", 6) + signals(f"{c}_thp", 3)
+    return _block(stack(rows, row_sizes, col_sizes), inputs, outputs, f"{name}_body")
+
+
+def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | None,
+          R: np.ndarray, axis: np.ndarray, k: Any, d: Any, J_ref: float,
+          actuated: bool) -> USS:
+    """The linear block of a one-d.o.f. joint (``kind`` ``"revolute"`` or ``"prismatic"``)
+    or of a weld (``kind`` ``"weld"``), around its equilibrium.
+
+    Parameters
+    ----------
+    child : str
+        The child body (signal prefix).
+    kind : {"revolute", "prismatic", "weld"}
+        Joint kind.
+    parent : bool
+        False for a joint to the world (no parent acceleration or rotation inputs).
+    X : ndarray, 6×6
+        Map of the parent port's acceleration (parent frame) to the child's origin (child
+        frame) at the equilibrium.
+    dX_W0 : ndarray or USS, 6×1, optional
+        ``∂Xᵀ/∂q W₀``: how the static wrench ``W₀`` of the child (child frame) turns into the
+        parent frame as the joint moves [N or N m per rad or m]; None for a weld.
+    R : ndarray, 3×3
+        ``P_{c/p}`` at the equilibrium (child → parent coordinates).
+    axis : ndarray (3,)
+        Unit joint axis, child frame.
+    k, d : float or UReal
+        Joint stiffness and damping.
+    J_ref : float
+        Reference apparent inertia (any non-zero value gives the same closed loop).
+    actuated : bool
+        The joint has a force/torque input ``c_tau``.
+
+    Returns
+    -------
+    USS
+        Inputs ``c_ap*``, ``c_thp*`` (with a parent), ``c_W*``, and for a joint with a
+        d.o.f. ``c_q``, ``c_qd``, ``c_qdd_fb`` and ``c_tau`` (actuated); outputs ``c_a*``,
+        ``c_th*``, ``c_Wp*`` and ``c_qdd``.
+    """
+    dof = kind != "weld"
+    S = np.zeros(6)
+    if kind == "revolute":
+        S[3:] = axis
+    elif kind == "prismatic":
+        S[:3] = axis
+    inputs = (signals(f"{child}_ap", 6) + signals(f"{child}_thp", 3) if parent else [])
+    inputs += signals(f"{child}_W", 6)
+    cols = ([6, 3] if parent else []) + [6]
+    if dof:
+        inputs += [f"{child}_q", f"{child}_qd", f"{child}_qdd_fb"]
+        cols += [1, 1, 1]
+        if actuated:
+            inputs += [f"{child}_tau"]
+            cols += [1]
+    outputs = signals(f"{child}_a", 6) + signals(f"{child}_th", 3) + signals(f"{child}_Wp", 6)
+    rows_sz = [6, 3, 6]
+    r_th = np.zeros((3, 1))
+    if kind == "revolute":
+        r_th[:, 0] = axis
+    lead_a = [X, None] if parent else []
+    lead_th = [None, R.T] if parent else []
+    lead_w = [None, None] if parent else []
+    row_a = [*lead_a, None]
+    row_th = [*lead_th, None]
+    row_w = [*lead_w, X.T]
+    if dof:
+        row_a += [None, None, S[:, None]]
+        row_th += [r_th, None, None]
+        row_w += [dX_W0, None, None]
+        row_q = ([None, None] if parent else []) + [S[None, :] / J_ref,
+                                                     scale(-1.0 / J_ref, _col(k)),
+                                                     scale(-1.0 / J_ref, _col(d)),
+                                                     np.ones((1, 1))]
+        if actuated:
+            row_a += [None]
+            row_th += [None]
+            row_w += [None]
+            row_q += [np.full((1, 1), 1.0 / J_ref)]
+        outputs += [f"{child}_qdd"]
+        rows_sz += [1]
+        rows = [row_a, row_th, row_w, row_q]
+    else:
+        rows = [row_a, row_th, row_w]
+    return _block(stack(rows, rows_sz, cols), inputs, outputs, f"{child}_joint")
+
+
+def _col(v: Any) -> Value:
+    return np.full((1, 1), float(v)) if not hasattr(v, "name") else v * np.ones((1, 1))
+
+
+def free_joint(base: str, Z_ref: np.ndarray) -> USS:
+    """The floating base's joint to the world: no wrench is transmitted.
+
+    Parameters
+    ----------
+    base : str
+        The base body (signal prefix).
+    Z_ref : ndarray, 6×6
+        Reference inertia (any invertible matrix gives the same closed loop; the composite
+        inertia of the tree at the base keeps the loop well conditioned).
+
+    Returns
+    -------
+    USS
+        Inputs ``b_W*``, ``b_qdd_fb*``; outputs ``b_a*`` and ``b_qdd*`` (the base's
+        spatial acceleration, body frame).
+    """
+    Zi = np.linalg.inv(Z_ref)
+    D = np.block([[np.zeros((6, 6)), np.eye(6)], [Zi, np.eye(6)]])
+    return _block(D, signals(f"{base}_W", 6) + signals(f"{base}_qdd_fb", 6),
+                  signals(f"{base}_a", 6) + signals(f"{base}_qdd", 6), f"{base}_free")
+
+
+def joint_integrator(child: str) -> control.StateSpace:
+    """``q̈ → (q, q̇)`` of a one-d.o.f. joint.
+
+    Parameters
+    ----------
+    child : str
+        The child body.
+
+    Returns
+    -------
+    control.StateSpace
+        Input ``c_qdd``; states and outputs ``c_q``, ``c_qd``.
+    """
+    names = [f"{child}_q", f"{child}_qd"]
+    return control.ss([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1.0]], np.eye(2), np.zeros((2, 1)),
+                      inputs=[f"{child}_qdd"], outputs=names, states=names,
+                      name=f"{child}_int")
+
+
+def base_integrator(base: str, state_names: Sequence[str], P0: np.ndarray,
+                    rates: np.ndarray, omega: np.ndarray) -> control.StateSpace:
+    """Twist, position and Euler angles of a floating base around rest.
+
+    Parameters
+    ----------
+    base : str
+        The base body.
+    state_names : sequence of str
+        Its 12 state names (twist, position, Euler angles) in model order.
+    P0 : ndarray, 3×3
+        Its attitude ``P_{b/i}`` at the equilibrium.
+    rates : ndarray, 3×3
+        ``Γ(Θ₀)``: Euler-angle rates from the body angular velocity.
+    omega : ndarray, 3×3
+        ``Γ(Θ₀)⁻¹``: small body rotation from Euler-angle deviations.
+
+    Returns
+    -------
+    control.StateSpace
+        Input ``b_qdd*``; states the 12 base states; outputs the states and ``b_th*``.
+    """
+    A = np.zeros((12, 12))
+    A[6:9, 0:3] = P0
+    A[9:12, 3:6] = rates
+    B = np.zeros((12, 6))
+    B[:6] = np.eye(6)
+    C = np.vstack([np.eye(12), np.hstack([np.zeros((3, 9)), omega])])
+    return control.ss(A, B, C, np.zeros((15, 6)), inputs=signals(f"{base}_qdd", 6),
+                      outputs=[*state_names, *signals(f"{base}_th", 3)],
+                      states=list(state_names), name=f"{base}_int")
