@@ -76,11 +76,15 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
         raise AssemblyError(f"block inputs without a source (no output of that name): {missing}")
     order_in = [ins.index(s) for s in [*inputs, *internal]]
     order_out = [outs.index(s) for s in [*outputs, *sources]]
-    Pin = np.zeros((len(ins), len(order_in)))
-    Pin[order_in, np.arange(len(order_in))] = 1.0
-    Pout = np.zeros((len(order_out), len(outs)))
-    Pout[np.arange(len(order_out)), order_out] = 1.0
-    Gp = uss(Pout) @ G @ uss(Pin)
+    # select and order the signals on the LFT data directly (the Δ channels come first)
+    M, delta = G.lftdata()
+    A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
+    cols = np.r_[np.arange(delta.nw), delta.nw + np.asarray(order_in, dtype=int)].astype(int)
+    rows = np.r_[np.arange(delta.nz), delta.nz + np.asarray(order_out, dtype=int)].astype(int)
+    Mp = control.ss(A, B[:, cols], C[rows], D[np.ix_(rows, cols)])
+    n_o = len(order_out)
+    Gp = USS(Mp, delta, list(G.params.values()), states=G.state_labels,
+             inputs=[f"i{k}" for k in range(len(order_in))], outputs=[f"o{k}" for k in range(n_o)])
     closed = lft_lower(Gp, np.eye(len(internal))) if internal else Gp
     return uss(closed, inputs=list(inputs), outputs=list(outputs), states=G.state_labels,
                name=name)

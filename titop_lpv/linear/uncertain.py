@@ -202,8 +202,9 @@ def _configuration_moves(model: Model, op: OperatingPoint, params: Mapping[str, 
     wrench = [model.input_names.index(n) for n in model.input_names if not n.endswith("_tau")]
     scale = np.maximum(1.0, np.abs(op.x))
     points = _check_points(params)
-    for values in points:
-        other = trim(model, params={**op.params, **values}, **trim_kwargs)
+    warm = {k: v for k, v in trim_kwargs.items() if k != "guess"}
+    for values in points:  # from the nominal equilibrium: a few Newton steps each
+        other = trim(model, params={**op.params, **values}, x0=op.x, **warm)
         if not other.success:
             raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
                                   f"{other.message}")
