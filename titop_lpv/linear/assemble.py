@@ -22,7 +22,7 @@ from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
 from ..multibody.kinematics import kinematics
 from ..robust.atoms import UReal
 from ..robust.uss import USS
-from ..spatial.euler import angular_velocity_matrix, euler_rates_matrix
+from ..spatial.euler import angular_velocity_matrix, dcm_to_euler, euler_rates_matrix
 from .blocks import (
     base_integrator,
     free_joint,
@@ -31,9 +31,10 @@ from .blocks import (
     rigid_body,
 )
 from .connect import connect, reorder_states
+from .sensors import joint_kinematics, sensor
 from .values import Value, add, matmul, scale, skew_of, stack, value_matrix
 
-__all__ = ["BlockRouteError", "assemble", "check_model"]
+__all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
 
 _KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
 _EYE3 = np.eye(3)
@@ -157,6 +158,47 @@ def _load_terms(model: Model, leaves: _Leaves, P: list[np.ndarray], u0: np.ndarr
     return w0, th, gains
 
 
+def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
+    """For each output name: ``None`` when it is a state (or a sensor that copies one), else
+    the sensor spec that produces it.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    outputs : sequence of str
+        State names and model output names.
+
+    Returns
+    -------
+    dict
+        ``name -> OutputSpec or None``.
+
+    Raises
+    ------
+    BlockRouteError
+        A name that is neither a state nor an output.
+    """
+    plan: dict[str, Any] = {}
+    for name in outputs:
+        spec = next((sp for sp in model.output_specs
+                     if name in model.output_names[sp.columns]), None)
+        if spec is None:
+            if name not in model.state_names:
+                raise BlockRouteError(f"output {name!r} is neither a state nor a sensor")
+            plan[name] = None
+            continue
+        free = model.kind[spec.body] == FREE
+        at_origin = bool(np.all(model.slot_const[spec.point] == 0.0)
+                         and np.all(model.slot_param[spec.point] < 0))
+        copy = (spec.kind in ("q", "qd") or (free and spec.kind == "attitude")
+                or (free and at_origin and spec.kind == "position")
+                or (free and at_origin and spec.body_frame
+                    and spec.kind in ("velocity", "angular_velocity")))
+        plan[name] = None if copy and name in model.state_names else spec
+    return plan
+
+
 def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *,
              inputs: Sequence[str], outputs: Sequence[str]) -> USS:
     """The linear TITOP blocks of ``model`` around the static equilibrium ``op``, assembled.
@@ -194,10 +236,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     if np.max(np.abs(x[vel]), initial=0.0) > 0.0:
         raise BlockRouteError("the block route linearises around static equilibria: every "
                               "velocity must be zero (steady spins are not supported yet)")
-    bad = [o for o in outputs if o not in model.state_names]
-    if bad:
-        raise BlockRouteError(f"outputs {bad} are not states: the block route gives state "
-                              "outputs (joint q, qd; base position, attitude, twist)")
+    plan = output_plan(model, outputs)
     kin = kinematics(model, x, params)
     P = [np.asarray(p, dtype=float) for p in kin.P]
     q0 = np.asarray(kin.q, dtype=float)
@@ -275,6 +314,30 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                             d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
                             actuated=model.tau_column[i] >= 0
                             and f"{b}_tau" in inputs))
+    sensors = [(name, spec) for name, spec in plan.items() if spec is not None]
+    if any(spec.kind in ("position", "velocity", "angular_velocity") for _n, spec in sensors):
+        for i, b in enumerate(model.body_names):  # twists and positions along the tree
+            if model.kind[i] == FREE:
+                continue
+            par = int(model.parent[i])
+            blocks.append(joint_kinematics(
+                b, model.body_names[par] if par >= 0 else None, X=X[i], port=port[i],
+                P_parent=P[par] if par >= 0 else np.eye(3), P_child=P[i], axis=axis[i],
+                kind=_KIND_NAME[int(model.kind[i])], q0=float(q0[i])))
+    done: set[int] = set()
+    for _name, spec in sensors:
+        if id(spec) in done:
+            continue
+        done.add(id(spec))
+        b = int(spec.body)
+        names = list(model.output_names[spec.columns])
+        if spec.kind == "qdd" and names == [f"{model.body_names[b]}_qdd"]:
+            continue  # the joint block's own output
+        rates = (euler_rates_matrix(dcm_to_euler(P[b], model.euler), model.euler)
+                 if spec.kind == "attitude" else None)
+        blocks.append(sensor(model.body_names[b], spec.kind, names,
+                             point=leaves.column(spec.point), P=P[b],
+                             body_frame=bool(spec.body_frame), rates=rates))
     G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
     return reorder_states(G, model.state_names)
 

@@ -333,14 +333,16 @@ def base_integrator(base: str, state_names: Sequence[str], P0: np.ndarray,
     Returns
     -------
     control.StateSpace
-        Input ``b_qdd*``; states the 12 base states; outputs the states and ``b_th*``.
+        Input ``b_qdd*``; states the 12 base states; outputs the states, ``b_th*`` and, for
+        sensors, ``b_v*`` (the twist) and ``b_r*`` (the origin's position).
     """
     A = np.zeros((12, 12))
     A[6:9, 0:3] = P0
     A[9:12, 3:6] = rates
     B = np.zeros((12, 6))
     B[:6] = np.eye(6)
-    C = np.vstack([np.eye(12), np.hstack([np.zeros((3, 9)), omega])])
-    return control.ss(A, B, C, np.zeros((15, 6)), inputs=signals(f"{base}_qdd", 6),
-                      outputs=[*state_names, *signals(f"{base}_th", 3)],
+    C = np.vstack([np.eye(12), np.hstack([np.zeros((3, 9)), omega]), np.eye(12)[:9]])
+    return control.ss(A, B, C, np.zeros((24, 6)), inputs=signals(f"{base}_qdd", 6),
+                      outputs=[*state_names, *signals(f"{base}_th", 3),
+                               *signals(f"{base}_v", 6), *signals(f"{base}_r", 3)],
                       states=list(state_names), name=f"{base}_int")

@@ -58,33 +58,47 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
     """
     aliases = dict(aliases or {})
     systems = [uss(b) for b in blocks]
-    for what, names in (("input", [s for b in systems for s in b.input_labels]),
-                        ("output", [s for b in systems for s in b.output_labels])):
-        seen: set[str] = set()
-        dup = sorted({n for n in names if n in seen or seen.add(n)})
-        if dup:
-            raise AssemblyError(f"block {what}s named more than once: {dup}")
+    outs = [s for b in systems for s in b.output_labels]
+    seen: set[str] = set()
+    dup = sorted({n for n in outs if n in seen or seen.add(n)})
+    if dup:
+        raise AssemblyError(f"block outputs named more than once: {dup}")
     G = append(*systems)
-    ins, outs = list(G.input_labels), list(G.output_labels)
-    unknown = [s for s in inputs if s not in ins] + [s for s in outputs if s not in outs]
+    ins = [s for b in systems for s in b.input_labels]  # an input name may repeat: one driver
+    unknown = ([s for s in inputs if s not in ins] + [s for s in outputs if s not in outs]
+               + [s for s in inputs if list(inputs).count(s) > 1])
     if unknown:
-        raise AssemblyError(f"external signals not found in the blocks: {unknown}")
-    internal = [s for s in ins if s not in set(inputs)]
-    sources = [aliases.get(s, s) for s in internal]
-    missing = [s for s, src in zip(internal, sources) if src not in outs]
+        raise AssemblyError(f"external signals not found in the blocks (or given twice): "
+                            f"{sorted(set(unknown))}")
+    external = set(inputs)
+    sources: list[str] = []
+    for s in ins:
+        src = aliases.get(s, s)
+        if s not in external and src not in sources:
+            sources.append(src)
+    missing = sorted({s for s in ins if s not in external and aliases.get(s, s) not in outs})
     if missing:
         raise AssemblyError(f"block inputs without a source (no output of that name): {missing}")
-    order_in = [ins.index(s) for s in [*inputs, *internal]]
+    # each block input is driven by one column: an external input or an internal source
+    drive = np.zeros((len(ins), len(inputs) + len(sources)))
+    for j, s in enumerate(ins):
+        k = (list(inputs).index(s) if s in external
+             else len(inputs) + sources.index(aliases.get(s, s)))
+        drive[j, k] = 1.0
     order_out = [outs.index(s) for s in [*outputs, *sources]]
     # select and order the signals on the LFT data directly (the Δ channels come first)
     M, delta = G.lftdata()
     A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
-    cols = np.r_[np.arange(delta.nw), delta.nw + np.asarray(order_in, dtype=int)].astype(int)
-    rows = np.r_[np.arange(delta.nz), delta.nz + np.asarray(order_out, dtype=int)].astype(int)
-    Mp = control.ss(A, B[:, cols], C[rows], D[np.ix_(rows, cols)])
-    n_o = len(order_out)
+    nw, nz = delta.nw, delta.nz
+    Bp = np.hstack([B[:, :nw], B[:, nw:] @ drive])
+    rows = np.r_[np.arange(nz), nz + np.asarray(order_out, dtype=int)].astype(int)
+    Dr = D[rows]
+    Dp = np.hstack([Dr[:, :nw], Dr[:, nw:] @ drive])
+    Mp = control.ss(A, Bp, C[rows], Dp)
+    internal = sources
     Gp = USS(Mp, delta, list(G.params.values()), states=G.state_labels,
-             inputs=[f"i{k}" for k in range(len(order_in))], outputs=[f"o{k}" for k in range(n_o)])
+             inputs=[f"i{k}" for k in range(drive.shape[1])],
+             outputs=[f"o{k}" for k in range(len(order_out))])
     closed = lft_lower(Gp, np.eye(len(internal))) if internal else Gp
     return uss(closed, inputs=list(inputs), outputs=list(outputs), states=G.state_labels,
                name=name)

@@ -19,7 +19,6 @@ from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
 from ..exceptions import ParameterError
 from ..model.compiled import Model
-from ..multibody.joints import FREE
 from ..names import resolve
 from ..robust.atoms import UReal, ureal
 from ..robust.lft import reduce as reduce_lft
@@ -223,33 +222,6 @@ def _configuration_moves(model: Model, op: OperatingPoint, params: Mapping[str, 
     return len(points)
 
 
-def _state_outputs(model: Model, outputs: Sequence[str] | None) -> list[str]:
-    """Outputs as state names: a state, or a sensor that copies one (joint q and qd; the
-    floating base's origin position, attitude and body-frame twist)."""
-    names = list(model.output_names) if outputs is None else [
-        resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
-                context="outputs")
-        for o in outputs]
-    copies: set[str] = set()
-    for spec in model.output_specs:
-        cols = model.output_names[spec.columns]
-        free = model.kind[spec.body] == FREE
-        at_origin = bool(np.all(model.slot_const[spec.point] == 0.0)
-                         and np.all(model.slot_param[spec.point] < 0))
-        if (spec.kind in ("q", "qd") or (free and spec.kind == "attitude")
-                or (free and at_origin and spec.kind == "position" and not spec.body_frame)
-                or (free and at_origin and spec.body_frame
-                    and spec.kind in ("velocity", "angular_velocity"))):
-            copies.update(cols)
-    bad = [o for o in names if (o in model.output_names and o not in copies)
-           or o not in model.state_names]
-    if bad:
-        raise BlockRouteError(f"outputs {bad}: the block route gives states and sensors that "
-                              "copy a state (joint q, qd; the floating base's position, "
-                              "attitude and body-frame twist)")
-    return names
-
-
 def linearize_uncertain(model: Model, free: Iterable[str] = (),
                         fixed: Mapping[str, float] | None = None, *,
                         uncertain: Iterable[str] | Mapping[str, Any],
@@ -279,7 +251,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     inputs : sequence of str, optional
         Model inputs to keep (default: all).
     outputs : sequence of str, optional
-        Outputs to keep: state names, or sensors that copy a state (default: the model's
+        Outputs to keep: model outputs (sensors) and state names (default: the model's
         outputs).
     params : mapping of str to float, optional
         Values of the other parameters, and the nominal values of the uncertain ones
@@ -303,8 +275,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         A parameter the model (or its linear model) does not depend on, a range without a
         declared one, an
         equilibrium that moves with the parameters, a failed trim, or a model feature the
-        block route cannot express (loop closures, steady spins, uncertain joint geometry,
-        an output that copies no state).
+        block route cannot express (loop closures, steady spins, uncertain joint geometry).
 
     Examples
     --------
@@ -336,7 +307,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     checked = _configuration_moves(model, op, ureals, trim_kwargs)
     ins = list(model.input_names) if inputs is None else [
         resolve(i, model.input_names, "input", context="inputs") for i in inputs]
-    outs = _state_outputs(model, outputs)
+    outs = list(model.output_names) if outputs is None else [
+        resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
+                context="outputs") for o in outputs]
     G = assemble(model, op, ureals, inputs=ins, outputs=outs)
     Gr, repeats = reduce_lft(G)
     idle = [n for n in ureals if n not in Gr.params]
