@@ -311,13 +311,13 @@ def test_bad_input_is_named(balloon) -> None:
         tl.linearize_uncertain(_load(desc), uncertain={"unused": (0.5, 2.0)}, **kw)
 
 
-def test_a_moving_equilibrium_is_refused_naming_the_state() -> None:
+def test_a_moving_base_attitude_is_refused_naming_the_state() -> None:
     # the off-centre balloon: its slider hangs along its axis, so the spring's deflection
-    # (and the equilibrium) changes with k
+    # changes with k, and the balloon tilts
     desc = read_description(ROOT / "examples" / "balloon.toml")
     desc["bodies"][1]["joint"]["axis"] = [1.0, -1.0, 0.0]
     model = _load(desc)
-    with pytest.raises(tl.BlockRouteError, match=r"equilibrium moves.*slider_q"):
+    with pytest.raises(tl.BlockRouteError, match=r"attitude moves.*balloon_(phi|theta)"):
         tl.linearize_uncertain(model, BALLOON_FREE, guess=HANGING, uncertain=["k"])
 
 
@@ -332,3 +332,88 @@ def test_loop_closures_and_uncertain_joint_geometry_are_refused() -> None:
     taus = [f"{b}_tau" for b in arm.body_names]
     with pytest.raises(tl.BlockRouteError, match=r"'shoulder'.*axis"):
         tl.linearize_uncertain(arm, free=taus, fixed=ARM_POSE, uncertain=["tilt"])
+
+
+# ------------------------------------------------------------------ scheduled and covered
+def _angle_points(G, names: list[str], n: int, seed: int) -> list[dict[str, float]]:
+    """Random points and vertices of the box, joint angles in rad (the blocks hold ψ)."""
+    rng = np.random.default_rng(seed)
+    bounds = {}
+    for k in names:
+        p = G.params[k]
+        if k in G._joints and G._joints[k][2]:  # ψ back to the angle
+            q0 = G._joints[k][1]
+            bounds[k] = tuple(q0 + 2 * np.arctan(0.5 * (v - q0)) for v in (p.lo, p.hi))
+        else:
+            bounds[k] = (p.lo, p.hi)
+    pts = [{k: float(rng.uniform(*bounds[k])) for k in names} for _ in range(n)]
+    for corner in range(2 ** len(names)):
+        pts.append({k: bounds[k][(corner >> j) & 1] for j, k in enumerate(names)})
+    return pts
+
+
+def test_arm_with_two_joint_angles_scheduled_and_the_payload_uncertain(arm) -> None:
+    taus = [f"{b}_tau" for b in arm.body_names]
+    fixed = {"shoulder_yaw_q": 0.3, "shoulder_q": -0.4}
+    outputs = ["shoulder_q", "elbow_q", "wrist_q"]
+    G = tl.linearize_uncertain(arm, free=taus, fixed=fixed, uncertain=["payload_weight"],
+                               scheduling={"elbow_q": (0.2, 1.6), "wrist_q": (-1.0, 0.6)},
+                               inputs=taus, outputs=outputs)
+    assert G.kinds == {"payload_weight": "exact", "elbow_q": "scheduled",
+                       "wrist_q": "scheduled"}
+    names = ["payload_weight", "elbow_q", "wrist_q"]
+    for values in _angle_points(G, names, 12, seed=2):
+        op = tl.trim(arm, free=taus, params={"payload_weight": values["payload_weight"]},
+                     fixed={**fixed, "elbow_q": values["elbow_q"], "wrist_q": values["wrist_q"]})
+        ref = tl.linearize(arm, op, inputs=taus, outputs=outputs)
+        _assert_same(G.at(values), ref, f"arm at {values}")
+
+
+def _spring_pendulum_desc() -> dict:
+    """A mass on a vertical spring (prismatic) carrying a pendulum held off the vertical by a
+    torsional spring: both equilibrium positions move with the stiffnesses and masses."""
+    return {
+        "name": "spring_pendulum", "gravity": [0.0, -9.81, 0.0],
+        "parameters": {"k1": {"value": 200.0, "min": 100.0, "max": 300.0},
+                       "k2": {"value": 30.0, "min": 20.0, "max": 40.0},
+                       "m2": {"value": 1.5, "min": 1.0, "max": 2.0}},
+        "bodies": [
+            {"name": "cart", "joint": {"type": "prismatic", "axis": [0, 1, 0],
+                                       "stiffness": "k1", "damping": 2.0},
+             "mass": 3.0, "inertia": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]],
+             "ports": {"pivot": [0.2, 0.0, 0.0]}},
+            {"name": "arm", "parent": "cart.pivot",
+             "joint": {"type": "revolute", "axis": [0, 0, 1], "stiffness": "k2",
+                       "damping": 0.3, "rest": 0.6, "actuated": True},
+             "mass": "m2", "com": [0.0, -0.5, 0.0],
+             "inertia": [[0.05, 0, 0], [0, 0.01, 0], [0, 0, 0.05]]},
+        ],
+        "outputs": [{"type": "q", "body": "arm"}, {"type": "position", "body": "arm",
+                                                    "point": "com", "name": "bob"}],
+    }
+
+
+def test_covered_equilibria_contain_every_plant_of_the_box() -> None:
+    model = _load(_spring_pendulum_desc())
+    kw = {"free": ["cart.q", "arm.q"], "guess": {"arm.q": 0.3}}
+    G = tl.linearize_uncertain(model, uncertain=["k1", "k2", "m2"], inputs=["arm_tau"], **kw)
+    # the cart's displacement moves too, but a vertical slide changes no lever arm: only the
+    # pendulum's equilibrium angle enters the linear model
+    assert G.kinds == {"k1": "covered", "k2": "covered", "m2": "covered",
+                       "arm_q_eq": "equilibrium"}
+    eq = G.operating_point
+    assert G.params["arm_q_eq"].nominal == pytest.approx(eq["arm_q"], abs=0)
+    points = _box_points(G, 12, seed=9)
+    points = [{k: v for k, v in pt.items() if k in ("k1", "k2", "m2")} for pt in points]
+    for values in points:
+        op = tl.trim(model, params=values, **kw)
+        ref = tl.linearize(model, op, inputs=["arm_tau"])
+        _assert_same(G.at(values), ref, f"covered at {values}")  # trims for the _eq blocks
+        # the equilibrium lies in the box of the equilibrium blocks (the survey's range)
+        for b in ("arm_q_eq",):
+            state = G._joints[b][0]
+            lo, hi = G.params[b].lo, G.params[b].hi
+            value = G.block_values({b: op[state]})[b]
+            assert lo - 1e-9 <= value <= hi + 1e-9, (b, values)
+    text = G.report()
+    assert "equilibrium" in text and "arm_q_eq" in text

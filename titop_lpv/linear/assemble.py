@@ -32,7 +32,18 @@ from .blocks import (
 )
 from .connect import connect, reorder_states
 from .sensors import joint_kinematics, sensor
-from .values import Value, add, matmul, scale, skew_of, stack, value_matrix
+from .values import (
+    Value,
+    add,
+    is_certain,
+    matmul,
+    rotation,
+    scalar_times,
+    scale,
+    skew_of,
+    stack,
+    value_matrix,
+)
 
 __all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
 
@@ -97,10 +108,11 @@ def check_model(model: Model, uncertain: Sequence[str]) -> None:
         raise BlockRouteError("the block route cannot build this model: " + "; ".join(problems))
 
 
-def _load_terms(model: Model, leaves: _Leaves, P: list[np.ndarray], u0: np.ndarray,
+def _load_terms(model: Model, leaves: _Leaves, PT: list[Any], u0: np.ndarray,
                 inputs: Sequence[str]) -> tuple[dict[int, Value], dict[int, Value],
                                                 dict[int, dict[str, Value]]]:
-    """Per body: nominal load wrench at P, its θ gain, and the gains of the external inputs."""
+    """Per body: nominal load wrench at P, its θ gain, and the gains of the external inputs
+    (``PT``: each body's ``P_{b/i}ᵀ`` at the equilibrium, possibly uncertain)."""
     w0: dict[int, Value] = {}
     th: dict[int, Value] = {}
     gains: dict[int, dict[str, Value]] = {}
@@ -123,7 +135,7 @@ def _load_terms(model: Model, leaves: _Leaves, P: list[np.ndarray], u0: np.ndarr
     lds = model.loads
     for k in range(lds.kind.size):
         b = int(lds.body[k])
-        Pt = P[b].T
+        Pt = PT[b]
         if lds.kind[k] == 0:  # buoyancy: −fraction · total mass · g, inertial
             fm = matmul(total, value_matrix([[leaves.leaf(int(lds.fraction[k]))]]))
             force_at(b, matmul(Pt, scale(-1.0, matmul(g, fm))), leaves.column(lds.point[k]),
@@ -140,18 +152,18 @@ def _load_terms(model: Model, leaves: _Leaves, P: list[np.ndarray], u0: np.ndarr
     for k in range(wi.body.size):
         b = int(wi.body[k])
         body = bool(wi.body_frame[k])
-        Pt = np.eye(3) if body else P[b].T
+        Pt = np.eye(3) if body else PT[b]
         p = leaves.column(wi.point[k])
         col = int(wi.col[k])
-        F0 = Pt @ u0[col:col + 3]
-        T0 = Pt @ u0[col + 3:col + 6]
-        force_at(b, F0[:, None], p, not body)
-        torque_at(b, T0[:, None], not body)
+        F0 = matmul(Pt, u0[col:col + 3, None])
+        T0 = matmul(Pt, u0[col + 3:col + 6, None])
+        force_at(b, F0, p, not body)
+        torque_at(b, T0, not body)
         for j in range(6):
             name = model.input_names[col + j]
             if name not in inputs:
                 continue
-            e = Pt[:, j % 3][:, None]
+            e = matmul(Pt, np.eye(3)[:, j % 3:j % 3 + 1])
             gain = (stack([[e], [matmul(skew_of(p), e)]], [3, 3], [1]) if j < 3 else
                     stack([[None], [e]], [3, 3], [1]))
             gains.setdefault(b, {})[name] = gain
@@ -200,7 +212,8 @@ def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
 
 
 def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *,
-             inputs: Sequence[str], outputs: Sequence[str]) -> USS:
+             inputs: Sequence[str], outputs: Sequence[str],
+             configuration: Mapping[str, UReal] | None = None) -> USS:
     """The linear TITOP blocks of ``model`` around the static equilibrium ``op``, assembled.
 
     Parameters
@@ -214,7 +227,12 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     inputs : sequence of str
         Model inputs to keep (joint ``tau`` and wrench inputs).
     outputs : sequence of str
-        Outputs to keep: state names (model outputs that copy a state count as the state).
+        Outputs to keep: state names and model outputs (sensors).
+    configuration : mapping of str to UReal, optional
+        Joint positions (state names ``b_q``) that are parameters of the model too: a
+        prismatic joint's displacement itself [m], a revolute joint's angle as
+        ``ψ = q₀ + 2 tan((q − q₀)/2)`` (:func:`~titop_lpv.linear.values.rotation`), ``q₀``
+        its value in ``op``.
 
     Returns
     -------
@@ -226,7 +244,9 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     ------
     BlockRouteError
         Loop closures, an uncertain joint geometry, a moving equilibrium (non-zero
-        velocity), an output that is not a state.
+        velocity), an output that is neither a state nor a sensor, a configuration parameter
+        that is not a joint position, an attitude sensor on a body whose attitude is a
+        parameter.
     """
     params = dict(op.params)
     leaves = _Leaves(model, params, uncertain)
@@ -248,21 +268,47 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     for i in range(n):
         if model.parent[i] >= 0:
             children[int(model.parent[i])].append(i)
-    w_load, th_load, gains = _load_terms(model, leaves, P, u0, inputs)
+    config = dict(configuration or {})
+    bad = [c for c in config if c not in {f"{b}_q" for i, b in enumerate(model.body_names)
+                                         if model.kind[i] in (REVOLUTE, PRISMATIC)}]
+    if bad:
+        raise BlockRouteError(f"configuration parameters must be joint positions (b_q): {bad}")
+    axis = np.asarray(model.physics(params).axis, dtype=float)
+    # attitudes as (P, Pᵀ) pairs: uncertain where a joint position above is a parameter
+    PT: list[Any] = [None] * n
+    Pv: list[Any] = [None] * n
+    Pab: list[Any] = [None] * n
+    PabT: list[Any] = [None] * n
+    X: list[Any] = [None] * n
+    XT: list[Any] = [None] * n
+    qv: list[Any] = [float(q) for q in q0]  # joint positions: numbers or the ureal ψ
+    for i in range(n):
+        par = int(model.parent[i])
+        Pab_num = P[i] if par < 0 else P[par].T @ P[i]
+        name = f"{model.body_names[i]}_q"
+        if name in config and model.kind[i] == REVOLUTE:
+            R0 = Pab_num @ rotation(axis[i], -q0[i], 0.0)[0]  # the joint's constant rotation
+            Rq, RqT = rotation(axis[i], config[name], float(q0[i]))
+            Pab[i], PabT[i] = matmul(R0, Rq), matmul(RqT, R0.T)
+        else:
+            Pab[i], PabT[i] = Pab_num, Pab_num.T
+        if name in config:
+            qv[i] = config[name]
+        if par < 0:
+            Pv[i], PT[i] = Pab[i], PabT[i]
+        else:
+            Pv[i], PT[i] = matmul(Pv[par], Pab[i]), matmul(PabT[i], PT[par])
+        sk = (scalar_times(value_matrix([[qv[i]]]), _skew(axis[i]))
+              if model.kind[i] == PRISMATIC else np.zeros((3, 3)))  # (*(q t))
+        X[i] = stack([[PabT[i], scale(-1.0, matmul(sk, PabT[i]))], [None, PabT[i]]],
+                     [3, 3], [3, 3])
+        XT[i] = stack([[Pab[i], None], [matmul(Pab[i], sk), Pab[i]]], [3, 3], [3, 3])
+    w_load, th_load, gains = _load_terms(model, leaves, PT, u0, inputs)
     g = leaves.column(model.slots.gravity)
     mass = [leaves.leaf(int(model.slots.mass[i])) for i in range(n)]
     com = [leaves.column(model.slots.com[i]) for i in range(n)]
     port = [leaves.column(model.slots.offset[i]) for i in range(n)]
-    g_body = [matmul(P[i].T, g) for i in range(n)]
-
-    X: list[np.ndarray] = [np.eye(6)] * n
-    Pab: list[np.ndarray] = [np.eye(3)] * n
-    for i in range(n):
-        par = int(model.parent[i])
-        Pab[i] = P[i] if par < 0 else P[par].T @ P[i]
-        s = (q0[i] * np.asarray(model.physics(params).axis[i]) if model.kind[i] == PRISMATIC
-             else np.zeros(3))
-        X[i] = np.block([[Pab[i].T, -_skew(s) @ Pab[i].T], [np.zeros((3, 3)), Pab[i].T]])
+    g_body = [matmul(PT[i], g) for i in range(n)]
 
     # static pass, tips -> root: the wrench each subtree applies to its parent at equilibrium
     W0: list[Any] = [None] * n
@@ -272,10 +318,9 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         total = add(grav, w_load.get(i))
         for c in children[i]:
             tau_t = stack([[_EYE3, None], [skew_of(port[c]), _EYE3]], [3, 3], [3, 3])
-            total = add(total, matmul(tau_t, matmul(X[c].T, W0[c])))
+            total = add(total, matmul(tau_t, matmul(XT[c], W0[c])))
         W0[i] = total
 
-    axis = np.asarray(model.physics(params).axis, dtype=float)
     blocks: list[Any] = []
     aliases: dict[str, str] = {}
     for i, b in enumerate(model.body_names):
@@ -296,12 +341,11 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             continue
         dX = None
         if kind == REVOLUTE:
-            r = _skew(axis[i])
-            dX = matmul(np.block([[Pab[i] @ r, np.zeros((3, 3))],
-                                  [np.zeros((3, 3)), Pab[i] @ r]]), W0[i])
+            Pr = matmul(Pab[i], _skew(axis[i]))
+            dX = matmul(stack([[Pr, None], [None, Pr]], [3, 3], [3, 3]), W0[i])
         elif kind == PRISMATIC:
-            dX = matmul(np.block([[np.zeros((3, 6))],
-                                  [Pab[i] @ _skew(axis[i]), np.zeros((3, 3))]]), W0[i])
+            dX = matmul(stack([[None, None], [matmul(Pab[i], _skew(axis[i])), None]], [3, 3],
+                              [3, 3]), W0[i])
         J_ref = 1.0
         if kind != WELD:
             j = vnames.index(f"{b}_qd")
@@ -309,7 +353,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             aliases[f"{b}_qdd_fb"] = f"{b}_qdd"
             blocks.append(joint_integrator(b))
         blocks.append(joint(b, _KIND_NAME[kind], parent=model.parent[i] >= 0, X=X[i],
-                            dX_W0=dX, R=Pab[i], axis=axis[i],
+                            XT=XT[i], dX_W0=dX, RT=PabT[i], axis=axis[i],
                             k=leaves.leaf(int(model.slots.k[i])),
                             d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
                             actuated=model.tau_column[i] >= 0
@@ -322,8 +366,8 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             par = int(model.parent[i])
             blocks.append(joint_kinematics(
                 b, model.body_names[par] if par >= 0 else None, X=X[i], port=port[i],
-                P_parent=P[par] if par >= 0 else np.eye(3), P_child=P[i], axis=axis[i],
-                kind=_KIND_NAME[int(model.kind[i])], q0=float(q0[i])))
+                P_parent=Pv[par] if par >= 0 else np.eye(3), P_child=Pv[i], axis=axis[i],
+                kind=_KIND_NAME[int(model.kind[i])], q0=qv[i]))
     done: set[int] = set()
     for _name, spec in sensors:
         if id(spec) in done:
@@ -333,10 +377,15 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         names = list(model.output_names[spec.columns])
         if spec.kind == "qdd" and names == [f"{model.body_names[b]}_qdd"]:
             continue  # the joint block's own output
+        if spec.kind == "attitude" and not is_certain(Pv[b]):
+            raise BlockRouteError(f"output {names}: the attitude of body "
+                                  f"{model.body_names[b]!r} moves with a configuration "
+                                  "parameter; Euler angles of it are not built by the block "
+                                  "route (measure a point's position or the angular velocity)")
         rates = (euler_rates_matrix(dcm_to_euler(P[b], model.euler), model.euler)
                  if spec.kind == "attitude" else None)
         blocks.append(sensor(model.body_names[b], spec.kind, names,
-                             point=leaves.column(spec.point), P=P[b],
+                             point=leaves.column(spec.point), P=Pv[b],
                              body_frame=bool(spec.body_frame), rates=rates))
     G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
     return reorder_states(G, model.state_names)

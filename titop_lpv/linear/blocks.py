@@ -182,9 +182,10 @@ def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
     return _block(stack(rows, row_sizes, col_sizes), inputs, outputs, f"{name}_body")
 
 
-def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | None,
-          R: np.ndarray, axis: np.ndarray, k: Any, d: Any, J_ref: float,
-          actuated: bool) -> USS:
+def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
+          axis: np.ndarray, k: Any, d: Any, J_ref: float, actuated: bool,
+          R: np.ndarray | None = None, XT: Value | None = None,
+          RT: Value | None = None) -> USS:
     """The linear block of a one-d.o.f. joint (``kind`` ``"revolute"`` or ``"prismatic"``)
     or of a weld (``kind`` ``"weld"``), around its equilibrium.
 
@@ -196,14 +197,12 @@ def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | 
         Joint kind.
     parent : bool
         False for a joint to the world (no parent acceleration or rotation inputs).
-    X : ndarray, 6×6
+    X : ndarray or USS, 6×6
         Map of the parent port's acceleration (parent frame) to the child's origin (child
         frame) at the equilibrium.
     dX_W0 : ndarray or USS, 6×1, optional
         ``∂Xᵀ/∂q W₀``: how the static wrench ``W₀`` of the child (child frame) turns into the
         parent frame as the joint moves [N or N m per rad or m]; None for a weld.
-    R : ndarray, 3×3
-        ``P_{c/p}`` at the equilibrium (child → parent coordinates).
     axis : ndarray (3,)
         Unit joint axis, child frame.
     k, d : float or UReal
@@ -212,6 +211,12 @@ def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | 
         Reference apparent inertia (any non-zero value gives the same closed loop).
     actuated : bool
         The joint has a force/torque input ``c_tau``.
+    R : ndarray, 3×3, optional
+        ``P_{c/p}`` at the equilibrium (child → parent coordinates), when certain.
+    XT : ndarray or USS, 6×6, optional
+        ``Xᵀ`` (default: the transpose of a certain ``X``).
+    RT : ndarray or USS, 3×3, optional
+        ``P_{c/p}ᵀ`` (default: the transpose of ``R``); give it when ``R`` is uncertain.
 
     Returns
     -------
@@ -221,6 +226,10 @@ def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | 
         ``c_th*``, ``c_Wp*`` and ``c_qdd``.
     """
     dof = kind != "weld"
+    if XT is None:
+        XT = np.asarray(X).T
+    if RT is None:
+        RT = np.asarray(R).T
     S = np.zeros(6)
     if kind == "revolute":
         S[3:] = axis
@@ -241,11 +250,11 @@ def joint(child: str, kind: str, *, parent: bool, X: np.ndarray, dX_W0: Value | 
     if kind == "revolute":
         r_th[:, 0] = axis
     lead_a = [X, None] if parent else []
-    lead_th = [None, R.T] if parent else []
+    lead_th = [None, RT] if parent else []
     lead_w = [None, None] if parent else []
     row_a = [*lead_a, None]
     row_th = [*lead_th, None]
-    row_w = [*lead_w, X.T]
+    row_w = [*lead_w, XT]
     if dof:
         row_a += [None, None, S[:, None]]
         row_th += [r_th, None, None]

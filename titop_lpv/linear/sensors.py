@@ -31,7 +31,7 @@ import numpy as np
 from ..robust.ops import uss
 from ..robust.uss import USS
 from .blocks import signals
-from .values import Value, matmul, scale, skew_of, stack
+from .values import Value, matmul, scalar_times, scale, skew_of, stack, value_matrix
 
 __all__ = ["SENSOR_KINDS", "joint_kinematics", "sensor"]
 
@@ -50,18 +50,18 @@ def joint_kinematics(child: str, parent: str | None, *, X: np.ndarray, port: Val
         The child body.
     parent : str or None
         The parent body; None for a joint to the world.
-    X : ndarray, 6×6
+    X : ndarray or USS, 6×6
         The joint's map of the parent port's twist (parent frame) to the child's origin.
     port : ndarray or USS, 3×1
         The parent port ``C`` the child hangs from [m], parent frame.
-    P_parent, P_child : ndarray, 3×3
+    P_parent, P_child : ndarray or USS, 3×3
         Attitudes ``P_{·/i}`` at the equilibrium.
     axis : ndarray (3,)
         Unit joint axis, child frame.
     kind : {"revolute", "prismatic", "weld"}
         Joint kind.
-    q0 : float
-        Equilibrium joint position.
+    q0 : float or UReal
+        Equilibrium joint position (a configuration parameter of a prismatic joint).
 
     Returns
     -------
@@ -91,12 +91,12 @@ def joint_kinematics(child: str, parent: str | None, *, X: np.ndarray, port: Val
     inputs += signals(f"{child}_th", 3)
     cols += [3]
     row_v += [None]
-    row_r += [-P_child @ _skew(q0 * t[:, 0])]
+    row_r += [scale(-1.0, matmul(P_child, scalar_times(value_matrix([[q0]]), _skew(t[:, 0]))))]
     if dof:
         inputs += [f"{child}_q", f"{child}_qd"]
         cols += [1, 1]
         row_v += [None, S]
-        row_r += [P_child @ t, None]
+        row_r += [matmul(P_child, t), None]
     D = stack([row_v, row_r], [6, 3], cols)
     return uss(D, inputs=inputs, outputs=signals(f"{child}_v", 6) + signals(f"{child}_r", 3),
                name=f"{child}_kin")
@@ -116,7 +116,7 @@ def sensor(body: str, kind: str, names: list[str], *, point: Value, P: np.ndarra
         The sensor's output signal names (model output names).
     point : ndarray or USS, 3×1
         The measured point [m], body frame.
-    P : ndarray, 3×3
+    P : ndarray or USS, 3×3
         The body's attitude at the equilibrium.
     body_frame : bool
         Components in the body frame (velocity, angular velocity, acceleration).

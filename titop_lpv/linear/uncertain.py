@@ -1,11 +1,12 @@
 """``linearize_uncertain``: an uncertain (LFT) linear model built from the multibody model.
 
-Trim at the nominal parameters, check that the equilibrium configuration does not move with
-the uncertain parameters (their kind is then **exact**, docs/design.md §3), assemble the
-linear TITOP blocks around it with the parameters as ``ureal`` blocks
-(:func:`~titop_lpv.linear.assemble.assemble`), and remove the repetitions that do not
-change the model (:func:`~titop_lpv.robust.lft.reduce`). At any parameter values in the box,
-``G.at(values)`` is ``linearize(model, trim(model, ..., params=values))``.
+Trim at the nominal parameters; survey the box to find each parameter's kind
+(:mod:`titop_lpv.linear.kinds`, docs/design.md §3); assemble the linear TITOP blocks around
+the nominal equilibrium with the model parameters, the scheduled joint positions and the
+moving equilibrium positions as ``ureal`` blocks (:func:`~titop_lpv.linear.assemble.assemble`);
+remove the repetitions that do not change the model (:func:`~titop_lpv.robust.lft.reduce`).
+At any values in the box, ``G.at(values)`` is
+``linearize(model, trim(model, ..., params=values))``.
 """
 
 from __future__ import annotations
@@ -17,18 +18,18 @@ import numpy as np
 
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
-from ..exceptions import ParameterError
+from ..exceptions import ParameterError, UnknownNameError
 from ..model.compiled import Model
+from ..multibody.joints import REVOLUTE
 from ..names import resolve
 from ..robust.atoms import UReal, ureal
 from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
 from .assemble import BlockRouteError, assemble, check_model
+from .kinds import EQUILIBRIUM_RTOL, angle_parameter, psi, scheduled_specs, survey
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
-
-EQUILIBRIUM_RTOL = 1e-8  # relative move of a configuration state that makes a kind not exact
 
 
 class UncertainLinearization(USS):
@@ -65,11 +66,14 @@ class UncertainLinearization(USS):
         kinds.
     """
 
-    __slots__ = ("_checked", "_kinds", "_op", "_repeats")
+    __slots__ = ("_checked", "_joints", "_kinds", "_model", "_op", "_repeats", "_trim")
 
     @classmethod
     def wrap(cls, G: LFTSystem, kinds: Mapping[str, str], op: OperatingPoint,
-             repeats: Mapping[str, tuple[int, int]], checked: int) -> UncertainLinearization:
+             repeats: Mapping[str, tuple[int, int]], checked: int, *,
+             model: Model | None = None, trim_kwargs: Mapping[str, Any] | None = None,
+             joints: Mapping[str, tuple[str, float, bool]] | None = None
+             ) -> UncertainLinearization:
         """The uncertain model ``G`` with its description.
 
         Parameters
@@ -83,7 +87,14 @@ class UncertainLinearization(USS):
         repeats : mapping of str to (int, int)
             Repetitions before and after the reduction.
         checked : int
-            Parameter points of the equilibrium check.
+            Parameter points of the survey.
+        model : Model, optional
+            The model (to re-trim in :meth:`at` for equilibrium blocks).
+        trim_kwargs : mapping, optional
+            ``free`` and ``fixed`` of the trims.
+        joints : mapping of str to (str, float, bool), optional
+            For each scheduled or equilibrium block: its joint state, nominal position and
+            whether it is an angle (its block is then ψ).
 
         Returns
         -------
@@ -96,11 +107,15 @@ class UncertainLinearization(USS):
         object.__setattr__(obj, "_op", op)
         object.__setattr__(obj, "_repeats", dict(repeats))
         object.__setattr__(obj, "_checked", int(checked))
+        object.__setattr__(obj, "_model", model)
+        object.__setattr__(obj, "_trim", dict(trim_kwargs or {}))
+        object.__setattr__(obj, "_joints", dict(joints or {}))
         return obj
 
     @property
     def kinds(self) -> dict[str, str]:
-        """Kind of every uncertain block (``"exact"``)."""
+        """Kind of every block: ``"exact"``, ``"covered"``, ``"scheduled"`` or
+        ``"equilibrium"``."""
         return dict(self._kinds)
 
     @property
@@ -118,8 +133,69 @@ class UncertainLinearization(USS):
         """Parameter points at which the equilibrium was re-trimmed."""
         return self._checked
 
+    def block_values(self, values: Mapping[str, Any]) -> dict[str, float]:
+        """The physical values of the Δ blocks for model parameters and joint positions.
+
+        Joint angles (scheduled, ``<state>_eq``) are given in rad and turned into their
+        block's ψ; equilibrium positions that are not given are found by trimming the model
+        at the given values (from the nominal equilibrium).
+
+        Parameters
+        ----------
+        values : mapping of str to float
+            Model parameters and scheduled joint positions of this model, and optionally
+            ``<state>_eq`` positions; missing ones take their nominal values.
+
+        Returns
+        -------
+        dict of str to float
+        """
+        known = set(self.params)
+        unknown = [k for k in values if k not in known]
+        if unknown:
+            raise UnknownNameError(f"unknown parameter(s) {unknown}; the blocks are "
+                                   f"{sorted(known)}")
+        out = {k: float(v) for k, v in values.items()}
+        missing_eq = [b for b, kind in self._kinds.items() if kind == "equilibrium"
+                      and b not in out]
+        if missing_eq and self._model is not None:
+            sched = {self._joints[b][0]: out.get(b, self._joints[b][1])
+                     for b, kind in self._kinds.items() if kind == "scheduled"}
+            params = {k: v for k, v in out.items() if self._kinds.get(k) in ("exact", "covered")}
+            fixed = {**dict(self._trim.get("fixed") or {}), **sched}
+            op = trim(self._model, free=self._trim.get("free", ()), fixed=fixed,
+                      params={**self._op.params, **params}, x0=self._op.x)
+            if not op.success:
+                raise BlockRouteError(f"the equilibrium at {dict(values)} could not be "
+                                      f"trimmed: {op.message}")
+            for b in missing_eq:
+                out[b] = float(op.x[self._model.state_index(self._joints[b][0])])
+        for b, (_state, q0, angle) in self._joints.items():
+            if b in out and angle:
+                out[b] = psi(out[b], q0)
+        return out
+
+    def at(self, values: Mapping[str, Any] | None = None, /, **kw: Any) -> Any:
+        """The linear model at model parameter values and joint positions (rad, m).
+
+        Equilibrium blocks not given are trimmed for (:meth:`block_values`): ``G.at({"k":
+        60.0})`` is the plant of ``linearize(model, trim(..., params={"k": 60.0}))``.
+
+        Parameters
+        ----------
+        values : mapping, optional
+            Model parameters, scheduled joint positions, ``<state>_eq`` positions.
+        **kw
+            Same as ``values``, merged in.
+
+        Returns
+        -------
+        control.StateSpace
+        """
+        return USS.at(self, self.block_values({**(values or {}), **kw}))
+
     def report(self) -> str:
-        """Text: the Δ structure, and per parameter its kind, range, nominal, repetitions.
+        """Text: the Δ structure, and per block its kind, range, nominal, repetitions.
 
         Returns
         -------
@@ -128,15 +204,24 @@ class UncertainLinearization(USS):
         lines = [f"uncertain linear model of {self.name!r} by the block route: "
                  f"{self.nstates} states, {self.ninputs} inputs, {self.noutputs} outputs, "
                  f"Δ {self.delta.nw}×{self.delta.nz}",
-                 f"  {'parameter':<16} {'kind':<8} {'nominal':>12} {'range':>26} "
+                 f"  {'block':<22} {'kind':<11} {'nominal':>10} {'range':>24} "
                  f"{'repeated':>9} {'assembled':>10}"]
         for name, p in self.params.items():
             before, after = self._repeats.get(name, (0, 0))
-            lines.append(f"  {name:<16} {self._kinds.get(name, '?'):<8} {p.nominal:>12.6g} "
-                         f"{f'[{p.lo:.6g}, {p.hi:.6g}]':>26} {after:>9} {before:>10}")
-        lines.append(f"  exact: the equilibrium configuration was re-trimmed at {self._checked} "
-                     "parameter points (box corners, each parameter's ends, seeded samples) "
-                     f"and moved by at most {EQUILIBRIUM_RTOL:g} relative")
+            lo, hi = p.lo, p.hi
+            if name in self._joints and self._joints[name][2]:  # ψ back to the angle
+                q0 = self._joints[name][1]
+                lo, hi = (q0 + 2.0 * np.arctan(0.5 * (v - q0)) for v in (lo, hi))
+            lines.append(f"  {name:<22} {self._kinds.get(name, '?'):<11} {p.nominal:>10.6g} "
+                         f"{f'[{lo:.6g}, {hi:.6g}]':>24} {after:>9} {before:>10}")
+        lines.append(f"  kinds from {self._checked} trims over the box (each parameter's ends, "
+                     "its vertices, three seeded points); a configuration that moves by more "
+                     f"than {EQUILIBRIUM_RTOL:g} relative is not exact")
+        if any(k == "equilibrium" for k in self._kinds.values()):
+            lines.append("  equilibrium blocks: the range of the trimmed equilibria at those "
+                         "points (the true range when each is monotone in each parameter); "
+                         "the Δ box also holds (parameter, position) pairs that are no "
+                         "equilibrium: the LFT is larger than the set of plants (conservative)")
         return "\n".join(lines)
 
 
@@ -181,60 +266,22 @@ def _parameters(model: Model, uncertain: Iterable[str] | Mapping[str, Any],
     return out
 
 
-def _check_points(params: Mapping[str, UReal], seed: int = 0) -> list[dict[str, float]]:
-    names = list(params)
-    lo = {n: params[n].lo for n in names}
-    hi = {n: params[n].hi for n in names}
-    nom = {n: params[n].nominal for n in names}
-    points = [lo, hi]
-    for n in names:
-        points += [{**nom, n: lo[n]}, {**nom, n: hi[n]}]
-    rng = np.random.default_rng(seed)
-    points += [{n: float(rng.uniform(lo[n], hi[n])) for n in names} for _ in range(3)]
-    return points
-
-
-def _configuration_moves(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
-                         trim_kwargs: Mapping[str, Any]) -> int:
-    """Re-trim over the box; raise if the configuration (or a wrench input) moves."""
-    config = [i for i in range(model.n_states) if i not in set(model.velocity_indices())]
-    wrench = [model.input_names.index(n) for n in model.input_names if not n.endswith("_tau")]
-    scale = np.maximum(1.0, np.abs(op.x))
-    points = _check_points(params)
-    warm = {k: v for k, v in trim_kwargs.items() if k != "guess"}
-    for values in points:  # from the nominal equilibrium: a few Newton steps each
-        other = trim(model, params={**op.params, **values}, x0=op.x, **warm)
-        if not other.success:
-            raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
-                                  f"{other.message}")
-        dx = np.abs(other.x - op.x)[config] / scale[config]
-        du = np.abs(other.u - op.u)[wrench] if wrench else np.zeros(0)
-        if (dx.size and dx.max() > EQUILIBRIUM_RTOL) or (du.size and du.max() > EQUILIBRIUM_RTOL):
-            moved = (model.state_names[config[int(np.argmax(dx))]] if dx.size and dx.max()
-                     >= (du.max() if du.size else 0.0) else
-                     model.input_names[wrench[int(np.argmax(du))]])
-            raise BlockRouteError(
-                f"the equilibrium moves with the uncertain parameters (at {values}, "
-                f"{moved!r} moves by {max(dx.max(initial=0.0), du.max(initial=0.0)):.3g}): "
-                "the block route handles parameters of the exact kind, whose equilibrium "
-                "configuration does not move; keep these parameters certain, or fit the "
-                "grid route (LPV grid over them)")
-    return len(points)
-
-
 def linearize_uncertain(model: Model, free: Iterable[str] = (),
                         fixed: Mapping[str, float] | None = None, *,
-                        uncertain: Iterable[str] | Mapping[str, Any],
+                        uncertain: Iterable[str] | Mapping[str, Any] = (),
+                        scheduling: Mapping[str, Any] | None = None,
                         inputs: Sequence[str] | None = None,
                         outputs: Sequence[str] | None = None,
                         params: Mapping[str, float] | None = None,
                         guess: Mapping[str, float] | None = None) -> UncertainLinearization:
     """Uncertain linear model (LFT) of a multibody model around a static equilibrium.
 
-    The equilibrium is trimmed at the nominal parameters; the linear TITOP blocks of every
-    body and joint are assembled around it with the uncertain parameters kept as ``ureal``
-    (docs/design.md §3), then repetitions that do not change the model are removed. At any
-    values in the box, ``G.at(values)`` equals
+    The equilibrium is trimmed at the nominal values; the box is surveyed to find the kind
+    of every parameter (exact, covered, scheduled; docs/design.md §3); the linear TITOP
+    blocks of every body and joint are assembled around the nominal equilibrium with the
+    uncertain parameters, the scheduled joint positions and the equilibrium positions that
+    move (``<state>_eq``) as ``ureal`` blocks; repetitions that do not change the model are
+    removed. At any values in the box, ``G.at(values)`` equals
     ``linearize(model, trim(model, free, fixed, params=values), inputs, outputs)``.
 
     Parameters
@@ -242,12 +289,19 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     model : Model
         The compiled model.
     free : iterable of str
-        Trim unknowns, as :func:`titop_lpv.trim`.
+        Trim unknowns, as :func:`titop_lpv.trim` (with the force/torque of every scheduled
+        joint, whose actuator holds it).
     fixed : mapping of str to float, optional
         Trim values held fixed, as :func:`titop_lpv.trim`.
     uncertain : iterable of str or mapping
         Model parameters kept uncertain: names (range: the declared ``[min, max]``), or a
         mapping ``name -> (lo, hi)`` or ``name -> ureal`` (named after the parameter).
+    scheduling : mapping, optional
+        Joint positions held by their actuators that become parameters of the LFT, named
+        after the state: ``state -> (lo, hi)`` [rad or m] (nominal: the middle) or
+        ``state -> ureal``. Such a state is in neither ``free`` nor ``fixed``. An angle's
+        block is ``ψ = q₀ + 2 tan((q − q₀)/2)``; :meth:`UncertainLinearization.at` takes
+        the angle.
     inputs : sequence of str, optional
         Model inputs to keep (default: all).
     outputs : sequence of str, optional
@@ -263,7 +317,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     -------
     UncertainLinearization
         A :class:`USS` (states in model order) with ``kinds``, ``report()``,
-        ``operating_point`` and ``repeats``.
+        ``operating_point``, ``repeats`` and an :meth:`~UncertainLinearization.at` that
+        takes joint positions in rad and trims for equilibrium blocks not given.
 
     Raises
     ------
@@ -273,9 +328,10 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         A range outside the parameter's declared ``[min, max]``.
     BlockRouteError
         A parameter the model (or its linear model) does not depend on, a range without a
-        declared one, an
-        equilibrium that moves with the parameters, a failed trim, or a model feature the
-        block route cannot express (loop closures, steady spins, uncertain joint geometry).
+        declared one, a scheduled state that is not an actuated joint position held through
+        ``free``, a failed trim, a floating-base attitude that moves with the parameters, or
+        a model feature the block route cannot express (loop closures, steady spins,
+        uncertain joint geometry).
 
     Examples
     --------
@@ -293,29 +349,54 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     >>> G.kinds, G.delta.names, G.delta[0].repeats
     ({'k': 'exact'}, ('k',), 1)
     """
-    values = {**model.default_params(), **dict(params or {})}
-    resolved = {resolve(k, model.param_names, "parameter", context="params"): v
-                for k, v in (params or {}).items()}
-    values.update(resolved)
-    ureals = _parameters(model, uncertain, values)
+    values = {**model.default_params()}
+    values.update({resolve(k, model.param_names, "parameter", context="params"): v
+                   for k, v in (params or {}).items()})
+    free_list = list(free)
+    fixed_map = dict(fixed or {})
+    sched = scheduled_specs(model, dict(scheduling or {}), free_list, fixed_map)
+    if not uncertain and not sched:
+        raise BlockRouteError("give at least one uncertain parameter or scheduled position")
+    ureals = _parameters(model, uncertain, values) if uncertain else {}
     check_model(model, list(ureals))
     values.update({n: p.nominal for n, p in ureals.items()})
-    trim_kwargs = {"free": list(free), "fixed": dict(fixed or {}), "guess": guess}
-    op = trim(model, params=values, **trim_kwargs)
+    op = trim(model, free=free_list, fixed={**fixed_map, **{k: v[2] for k, v in sched.items()}},
+              params=values, guess=guess)
     if not op.success:
         raise BlockRouteError(f"the nominal equilibrium could not be trimmed: {op.message}")
-    checked = _configuration_moves(model, op, ureals, trim_kwargs)
+    found = survey(model, op, ureals, sched, {"free": free_list, "fixed": fixed_map})
+    config: dict[str, UReal] = {}
+    joints: dict[str, tuple[str, float, bool]] = {}
+    # covered: the parameters whose ends move the equilibrium (all of them when it moves only
+    # under combined variations)
+    movers = found.movers or (set(ureals) if found.moving else set())
+    kinds: dict[str, str] = {n: "covered" if n in movers else "exact" for n in ureals}
+    for state, (lo, hi, nom) in sched.items():
+        angle = model.kind[model.body_index(state[:-2])] == REVOLUTE
+        config[state] = angle_parameter(state, nom, lo, hi, angle)
+        joints[state] = (state, nom, angle)
+        kinds[state] = "scheduled"
+    for state, (lo, hi) in found.moving.items():
+        name = f"{state}_eq"
+        q0 = float(op.x[model.state_index(state)])
+        angle = model.kind[model.body_index(state[:-2])] == REVOLUTE
+        config[state] = angle_parameter(name, q0, lo, hi, angle)
+        joints[name] = (state, q0, angle)
+        kinds[name] = "equilibrium"
     ins = list(model.input_names) if inputs is None else [
         resolve(i, model.input_names, "input", context="inputs") for i in inputs]
     outs = list(model.output_names) if outputs is None else [
         resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
                 context="outputs") for o in outputs]
-    G = assemble(model, op, ureals, inputs=ins, outputs=outs)
+    G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config)
     Gr, repeats = reduce_lft(G)
-    idle = [n for n in ureals if n not in Gr.params]
+    for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
+        del kinds[n], joints[n]  # a moving position the linear model does not depend on
+    idle = [n for n in kinds if n not in Gr.params]
     if idle:
         raise BlockRouteError(f"the linear model from {ins} to {outs} does not depend on the "
                               f"parameter(s) {idle} (they may move the equilibrium inputs "
                               "only): keep them certain")
-    kinds = {n: "exact" for n in Gr.params}
-    return UncertainLinearization.wrap(Gr, kinds, op, repeats, checked)
+    return UncertainLinearization.wrap(Gr, kinds, op, repeats, found.points, model=model,
+                                       trim_kwargs={"free": free_list, "fixed": fixed_map},
+                                       joints=joints)

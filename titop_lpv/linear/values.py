@@ -17,7 +17,18 @@ import numpy as np
 from ..robust.atoms import UReal
 from ..robust.uss import USS
 
-__all__ = ["Value", "add", "is_certain", "matmul", "scale", "skew_of", "stack", "value_matrix"]
+__all__ = [
+    "Value",
+    "add",
+    "is_certain",
+    "matmul",
+    "rotation",
+    "scalar_times",
+    "scale",
+    "skew_of",
+    "stack",
+    "value_matrix",
+]
 
 Value = Union[np.ndarray, USS]  # noqa: UP007  a certain array or an uncertain static matrix
 
@@ -204,3 +215,69 @@ def stack(rows: Sequence[Sequence[Any]], row_sizes: Sequence[int], col_sizes: Se
             c0 += col_sizes[j]
         r0 += row_sizes[i]
     return add(out, const)
+
+
+def scalar_times(f: Any, K: np.ndarray) -> Value:
+    """``f · K`` for a 1×1 uncertain (or certain) scalar ``f`` and a constant matrix ``K``.
+
+    ``K = Σ_k σ_k u_k v_kᵀ`` (its singular value decomposition): ``f`` enters once per rank.
+
+    Parameters
+    ----------
+    f : float, ndarray (1, 1) or USS (1×1)
+        The scalar.
+    K : ndarray
+        The matrix.
+
+    Returns
+    -------
+    ndarray or USS
+    """
+    K = np.asarray(K, dtype=float)
+    if is_certain(f):
+        return float(np.asarray(f, dtype=float).reshape(())) * K
+    U, sv, Vt = np.linalg.svd(K)
+    out: Any = None
+    for k in np.flatnonzero(sv > 1e-14 * max(1.0, float(sv.max(initial=0.0)))):
+        out = add(out, matmul(matmul(sv[k] * U[:, k:k + 1], f), Vt[k:k + 1]))
+    return out if out is not None else np.zeros_like(K)
+
+
+def rotation(axis: np.ndarray, angle: Any, nominal: float) -> tuple[Value, Value]:
+    """``exp(θ (*r))`` and its transpose, for an angle that may be uncertain.
+
+    An uncertain angle is the ``ureal`` ``ψ = θ₀ + 2 tan((θ − θ₀)/2)`` (``θ₀ = nominal``), so
+    that with ``t = (ψ − θ₀)/2`` the rotation is the rational function
+    ``1 + (2t (*r) + 2t² (*r)²) / (1 + t²)`` of it: an exact LFT.
+
+    Parameters
+    ----------
+    axis : ndarray (3,)
+        Unit axis.
+    angle : float or UReal
+        The angle [rad], or its ``ureal`` ψ.
+    nominal : float
+        ``θ₀`` [rad].
+
+    Returns
+    -------
+    (ndarray or USS, ndarray or USS)
+        The rotation and its transpose.
+    """
+    r = np.asarray(axis, dtype=float)
+    K = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    K2 = K @ K
+    if is_certain(angle):
+        th = float(angle)
+        R = np.eye(3) + np.sin(th) * K + (1.0 - np.cos(th)) * K2
+        return R, R.T
+    t = scale(0.5, add(value_matrix([[angle]]), np.array([[-nominal]])))
+    tt = matmul(t, t)
+    d = add(np.eye(1), tt).inv()
+    f = scale(2.0, matmul(t, d))  # sin(θ − θ₀)
+    g = scale(2.0, matmul(tt, d))  # 1 − cos(θ − θ₀)
+    c = np.cos(nominal), np.sin(nominal)
+    R0 = np.eye(3) + c[1] * K + (1.0 - c[0]) * K2
+    R = matmul(R0, add(np.eye(3), scalar_times(f, K), scalar_times(g, K2)))
+    RT = matmul(add(np.eye(3), scalar_times(f, -K), scalar_times(g, K2)), R0.T)
+    return R, RT

@@ -1,0 +1,275 @@
+"""Kinds of parameters of an uncertain linear model (docs/design.md §3).
+
+* **exact** — a model parameter the equilibrium configuration does not move with;
+* **scheduled** — a joint position held by its actuator, made a parameter of the LFT;
+* **covered** — a model parameter the passive equilibrium moves with: each joint position
+  that moves becomes an extra parameter ``<state>_eq`` (kind **equilibrium**) whose range is
+  the range of the trimmed equilibria over the box, so that the LFT holds every plant of the
+  box (and more: the report says how much).
+
+The kinds are found by re-trimming the model over the box of the uncertain and scheduled
+parameters (each parameter's ends, every vertex of the box up to eight parameters, three
+seeded points): a survey, so a covered range is the range seen at those points — the true
+range when each equilibrium position is monotone in each parameter, not a proof otherwise.
+
+A joint angle enters the blocks through rotations; its LFT parameter is
+``ψ = q₀ + 2 tan((q − q₀)/2)`` (:func:`~titop_lpv.linear.values.rotation`), which keeps them
+rational; ``ψ ≈ q`` near ``q₀`` and maps any range of ``q`` of width below 2π one to one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..analysis.operating_point import OperatingPoint
+from ..analysis.trim import trim
+from ..model.compiled import Model
+from ..multibody.joints import FREE, PRISMATIC, REVOLUTE
+from ..robust.atoms import UReal, ureal
+from .assemble import BlockRouteError
+
+__all__ = ["EQUILIBRIUM_RTOL", "Survey", "angle_parameter", "check_points", "psi", "survey"]
+
+EQUILIBRIUM_RTOL = 1e-8  # relative move of a configuration state that makes a kind not exact
+MAX_VERTEX_PARAMETERS = 8  # up to this many parameters the survey visits every vertex
+
+
+def psi(q: float, q0: float) -> float:
+    """The LFT parameter ``ψ = q₀ + 2 tan((q − q₀)/2)`` of a joint angle ``q`` [rad].
+
+    Parameters
+    ----------
+    q : float
+        The angle [rad]; ``|q − q₀| < π``.
+    q0 : float
+        The nominal angle [rad].
+
+    Returns
+    -------
+    float
+    """
+    if not abs(q - q0) < np.pi:
+        raise BlockRouteError(f"angle {q:.6g} rad is π or more from the nominal {q0:.6g} rad: "
+                              "outside what its LFT parameter can represent")
+    return float(q0 + 2.0 * np.tan(0.5 * (q - q0)))
+
+
+def angle_parameter(name: str, q0: float, lo: float, hi: float, revolute: bool) -> UReal:
+    """The ``ureal`` of a joint position ranging over ``[lo, hi]`` around ``q0``.
+
+    Parameters
+    ----------
+    name : str
+        Block name.
+    q0 : float
+        Nominal position [rad or m].
+    lo, hi : float
+        Range [rad or m].
+    revolute : bool
+        An angle (the ``ureal`` is then ψ, see :func:`psi`), else a displacement.
+
+    Returns
+    -------
+    UReal
+    """
+    if revolute:
+        return ureal(name, q0, range=(psi(lo, q0), psi(hi, q0)))
+    return ureal(name, q0, range=(lo, hi))
+
+
+def check_points(ranges: Mapping[str, tuple[float, float, float]], seed: int = 0, *,
+                 vertices: bool = True) -> list[dict[str, float]]:
+    """Points of the box where the equilibrium is re-trimmed.
+
+    Parameters
+    ----------
+    ranges : mapping of str to (lo, hi, nominal)
+        The box.
+    seed : int, optional
+        Seed of the three random points.
+    vertices : bool, optional
+        Every vertex of the box (up to :data:`MAX_VERTEX_PARAMETERS` parameters); else its
+        two extreme corners only.
+
+    Returns
+    -------
+    list of dict
+        Each parameter's ends (others nominal), every vertex of the box (its two extreme
+        corners only beyond :data:`MAX_VERTEX_PARAMETERS` parameters), three random points.
+    """
+    names = list(ranges)
+    lo = {n: ranges[n][0] for n in names}
+    hi = {n: ranges[n][1] for n in names}
+    nom = {n: ranges[n][2] for n in names}
+    points = []
+    for n in names:
+        points += [{**nom, n: lo[n]}, {**nom, n: hi[n]}]
+    if vertices and len(names) <= MAX_VERTEX_PARAMETERS:  # every vertex of the box
+        for corner in range(2 ** len(names)):
+            points.append({n: (lo[n], hi[n])[(corner >> j) & 1] for j, n in enumerate(names)})
+    else:
+        points += [lo, hi]
+    rng = np.random.default_rng(seed)
+    points += [{n: float(rng.uniform(lo[n], hi[n])) for n in names} for _ in range(3)]
+    return points
+
+
+@dataclass
+class Survey:
+    """What re-trimming over the box found.
+
+    Attributes
+    ----------
+    points : int
+        Number of trims.
+    moving : dict of str to (float, float)
+        Joint positions that move: the state name and the range seen [rad or m].
+    movers : set of str
+        Model parameters whose ends (others nominal) move the equilibrium.
+    """
+
+    points: int = 0
+    moving: dict[str, tuple[float, float]] = field(default_factory=dict)
+    movers: set[str] = field(default_factory=set)
+
+
+def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
+           scheduled: Mapping[str, tuple[float, float, float]],
+           trim_kwargs: Mapping[str, Any]) -> Survey:
+    """Re-trim over the box of the model parameters and the scheduled joint positions.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    op : OperatingPoint
+        The nominal equilibrium.
+    params : mapping of str to UReal
+        Uncertain model parameters.
+    scheduled : mapping of str to (lo, hi, nominal)
+        Scheduled joint positions (state names) and their ranges.
+    trim_kwargs : mapping
+        ``free``, ``fixed`` (without the scheduled states).
+
+    Returns
+    -------
+    Survey
+
+    Raises
+    ------
+    BlockRouteError
+        A failed trim; an equilibrium whose floating-base attitude or an inertial wrench
+        input moves (not built by the block route).
+    """
+    ranges = {n: (p.lo, p.hi, p.nominal) for n, p in params.items()}
+    ranges.update(scheduled)
+    joints = {f"{b}_q": i for i, b in enumerate(model.body_names)
+              if model.kind[i] in (REVOLUTE, PRISMATIC) and f"{b}_q" not in scheduled}
+    watch = {name: model.state_index(name) for name in joints}
+    out = Survey()
+    seen: dict[str, list[float]] = {n: [float(op.x[i])] for n, i in watch.items()}
+    # a cheap survey first; every vertex when the equilibrium moves (for its range)
+    cheap = check_points(ranges, vertices=False)
+    _trims(model, op, params, scheduled, ranges, watch, trim_kwargs, cheap, out, seen)
+    if any(max(v) - min(v) > EQUILIBRIUM_RTOL * max(1.0, abs(v[0])) for v in seen.values()):
+        extra = [pt for pt in check_points(ranges) if pt not in cheap]
+        _trims(model, op, params, scheduled, ranges, watch, trim_kwargs, extra, out, seen)
+    for n, vals in seen.items():
+        lo, hi = min(vals), max(vals)
+        q0 = float(op.x[watch[n]])
+        if hi - lo > EQUILIBRIUM_RTOL * max(1.0, abs(q0)):
+            out.moving[n] = (lo, hi)
+    return out
+
+
+def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
+           scheduled: Mapping[str, tuple[float, float, float]],
+           ranges: Mapping[str, tuple[float, float, float]], watch: Mapping[str, int],
+           trim_kwargs: Mapping[str, Any], points: list[dict[str, float]], out: Survey,
+           seen: dict[str, list[float]]) -> None:
+    """Trim at ``points``; record the joint positions seen and the parameters that move them."""
+    base = [model.base_index + k for k in (9, 10, 11)] if model.floating_base else []
+    wrench = [model.input_names.index(n) for n in model.input_names if not n.endswith("_tau")]
+    fixed = dict(trim_kwargs.get("fixed") or {})
+    out.points += len(points)
+    for values in points:
+        p = {k: v for k, v in values.items() if k in params}
+        s = {k: v for k, v in values.items() if k in scheduled}
+        other = trim(model, free=trim_kwargs.get("free", ()), fixed={**fixed, **s},
+                     params={**op.params, **p}, x0=op.x)
+        if not other.success:
+            raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
+                                  f"{other.message}")
+        turn = np.abs(other.x[base] - op.x[base])
+        if turn.size and turn.max() > EQUILIBRIUM_RTOL * max(1.0, float(np.abs(op.x[base]).max())):
+            name = model.state_names[base[int(np.argmax(turn))]]
+            raise BlockRouteError(
+                f"the floating base's attitude moves with the parameters (at {values}, "
+                f"{name!r} by {turn.max():.3g} rad): the block route does not build a moving "
+                "base attitude yet; keep these parameters certain, or fit the grid route")
+        du = np.abs(other.u - op.u)[wrench] if wrench else np.zeros(0)
+        if du.size and du.max() > EQUILIBRIUM_RTOL * max(1.0, float(np.abs(op.u).max())):
+            raise BlockRouteError(f"an inertial wrench input moves with the parameters "
+                                  f"(at {values}): not built by the block route")
+        for n, i in watch.items():
+            seen[n].append(float(other.x[i]))
+        off = [k for k in params if values.get(k) != params[k].nominal]
+        moved = [n for n, i in watch.items()
+                 if abs(other.x[i] - op.x[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.x[i]))]
+        if moved and len(off) == 1 and not any(values.get(k) != ranges[k][2]
+                                               for k in scheduled):
+            out.movers.add(off[0])
+
+
+def scheduled_specs(model: Model, scheduling: Mapping[str, Any], free: Sequence[str],
+                    fixed: Mapping[str, float]) -> dict[str, tuple[float, float, float]]:
+    """Scheduled joint positions: ``state -> (lo, hi, nominal)``, checked.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    scheduling : mapping
+        ``state -> (lo, hi)`` or ``state -> ureal`` (named after the state; its nominal is
+        the nominal position, else the middle of the range).
+    free : sequence of str
+        The trim unknowns (the joint's force/torque must be one: the actuator holds it).
+    fixed : mapping
+        The trim's fixed values (the state must not be one).
+
+    Returns
+    -------
+    dict
+    """
+    out: dict[str, tuple[float, float, float]] = {}
+    for given, spec in scheduling.items():
+        name = given.replace(".", "_")
+        body = name[:-2] if name.endswith("_q") else ""
+        if body not in model.body_names or model.kind[model.body_index(body)] == FREE or \
+                name not in model.state_names:
+            raise BlockRouteError(f"scheduling: {given!r} is not the position of a revolute or "
+                                  "prismatic joint (b_q)")
+        if name in [f.replace(".", "_") for f in free] or name in {
+                k.replace(".", "_") for k in fixed}:
+            raise BlockRouteError(f"scheduling: {name!r} is a parameter of the LFT: leave it "
+                                  "out of free and fixed")
+        if f"{body}_tau" not in [f.replace(".", "_") for f in free]:
+            raise BlockRouteError(f"scheduling: {name!r} must be held by its actuator: make the "
+                                  f"joint actuated and put {body}_tau in free")
+        if isinstance(spec, UReal):
+            lo, hi, nom = spec.lo, spec.hi, spec.nominal
+        else:
+            try:
+                lo, hi = (float(v) for v in spec)
+            except (TypeError, ValueError):
+                raise BlockRouteError(f"scheduling: {name!r} must map to (lo, hi) or a ureal, "
+                                      f"got {spec!r}") from None
+            nom = 0.5 * (lo + hi)
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise BlockRouteError(f"scheduling: {name!r} needs a finite range lo < hi")
+        out[name] = (float(lo), float(hi), float(nom))
+    return out
