@@ -311,14 +311,27 @@ def test_bad_input_is_named(balloon) -> None:
         tl.linearize_uncertain(_load(desc), uncertain={"unused": (0.5, 2.0)}, **kw)
 
 
-def test_a_moving_base_attitude_is_refused_naming_the_state() -> None:
+def test_off_centre_balloon_covered_with_its_tilt() -> None:
     # the off-centre balloon: its slider hangs along its axis, so the spring's deflection
-    # changes with k, and the balloon tilts
+    # changes with k, the balloon tilts and the pendulums turn: covered, with equilibrium
+    # blocks for the tilt, the slider and the upper pendulum
     desc = read_description(ROOT / "examples" / "balloon.toml")
     desc["bodies"][1]["joint"]["axis"] = [1.0, -1.0, 0.0]
     model = _load(desc)
-    with pytest.raises(tl.BlockRouteError, match=r"attitude moves.*balloon_(phi|theta)"):
-        tl.linearize_uncertain(model, BALLOON_FREE, guess=HANGING, uncertain=["k"])
+    outputs = ["pendulum2_q", "balloon_x", "balloon_phi"]
+    G = tl.linearize_uncertain(model, BALLOON_FREE, guess=HANGING,
+                               uncertain={"k": (25, 100), "dp1": (0.2, 1.0)},
+                               inputs=["slider_tau"], outputs=outputs)
+    assert G.kinds["k"] == "covered" and G.kinds["dp1"] == "exact"
+    assert {"balloon_phi_eq", "slider_q_eq"} <= set(G.kinds)
+    op0 = G.operating_point
+    for values in _box_points(G, 8, seed=4):
+        values = {k: v for k, v in values.items() if k in ("k", "dp1")}
+        # the nonlinear route continued from the nominal equilibrium (a trim from the guess
+        # may land on the branch with the lower pendulum turned by π)
+        op = tl.trim(model, BALLOON_FREE, params=values, x0=op0.x)
+        ref = tl.linearize(model, op, inputs=["slider_tau"], outputs=outputs)
+        _assert_same(G.at(values), ref, f"off-centre balloon at {values}")
 
 
 def test_loop_closures_and_uncertain_joint_geometry_are_refused() -> None:

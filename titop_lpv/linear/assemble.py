@@ -22,9 +22,10 @@ from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
 from ..multibody.kinematics import kinematics
 from ..robust.atoms import UReal
 from ..robust.uss import USS
-from ..spatial.euler import angular_velocity_matrix, dcm_to_euler, euler_rates_matrix
+from ..spatial.euler import check_sequence, dcm_to_euler, euler_rates_matrix
 from .blocks import (
     base_integrator,
+    base_kinematics,
     free_joint,
     joint,
     joint_integrator,
@@ -269,10 +270,14 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         if model.parent[i] >= 0:
             children[int(model.parent[i])].append(i)
     config = dict(configuration or {})
-    bad = [c for c in config if c not in {f"{b}_q" for i, b in enumerate(model.body_names)
-                                         if model.kind[i] in (REVOLUTE, PRISMATIC)}]
+    allowed = {f"{b}_q" for i, b in enumerate(model.body_names)
+               if model.kind[i] in (REVOLUTE, PRISMATIC)}
+    if model.floating_base:
+        allowed |= set(model.state_names[model.base_index + 9:model.base_index + 12])
+    bad = [c for c in config if c not in allowed]
     if bad:
-        raise BlockRouteError(f"configuration parameters must be joint positions (b_q): {bad}")
+        raise BlockRouteError(f"configuration parameters must be joint positions (b_q) or the "
+                              f"floating base's Euler angles: {bad}")
     axis = np.asarray(model.physics(params).axis, dtype=float)
     # attitudes as (P, Pᵀ) pairs: uncertain where a joint position above is a parameter
     PT: list[Any] = [None] * n
@@ -282,11 +287,14 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     X: list[Any] = [None] * n
     XT: list[Any] = [None] * n
     qv: list[Any] = [float(q) for q in q0]  # joint positions: numbers or the ureal ψ
+    base_rates: dict[int, tuple[Value, Value]] = {}
     for i in range(n):
         par = int(model.parent[i])
         Pab_num = P[i] if par < 0 else P[par].T @ P[i]
         name = f"{model.body_names[i]}_q"
-        if name in config and model.kind[i] == REVOLUTE:
+        if model.kind[i] == FREE:
+            Pab[i], PabT[i], base_rates[i] = _base_attitude(model, x, config)
+        elif name in config and model.kind[i] == REVOLUTE:
             R0 = Pab_num @ rotation(axis[i], -q0[i], 0.0)[0]  # the joint's constant rotation
             Rq, RqT = rotation(axis[i], config[name], float(q0[i]))
             Pab[i], PabT[i] = matmul(R0, Rq), matmul(RqT, R0.T)
@@ -332,10 +340,9 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         if kind == FREE:
             base = model.base_index
             names = model.state_names[base:base + 12]
-            theta = x[base + 9:base + 12]
             blocks.append(free_joint(b, M[:6, :6]))
-            blocks.append(base_integrator(b, names, P[i], euler_rates_matrix(theta, model.euler),
-                                          angular_velocity_matrix(theta, model.euler)))
+            blocks.append(base_integrator(b, names))
+            blocks.append(base_kinematics(b, names[9:], Pv[i], *base_rates[i]))
             for j in range(6):
                 aliases[f"{b}_qdd_fb{j}"] = f"{b}_qdd{j}"
             continue
@@ -389,6 +396,26 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                              body_frame=bool(spec.body_frame), rates=rates))
     G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
     return reorder_states(G, model.state_names)
+
+
+def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]
+                   ) -> tuple[Value, Value, tuple[Value, Value]]:
+    """Attitude of the floating base ``P = R_i(ψ) R_j(θ) R_k(φ)``, its transpose, and
+    ``(Γ, Γ⁻¹)`` of its Euler angles, each angle a number or a configuration ``ureal``."""
+    base = model.base_index
+    names = model.state_names[base + 9:base + 12]  # (φ, θ, ψ): third, second, first rotation
+    axes = [np.eye(3)[a] for a in check_sequence(model.euler)]
+    R, RT = {}, {}
+    for k, (state, axis) in enumerate(zip(names[::-1], axes)):  # ψ about i, θ about j, φ about k
+        value = config.get(state, float(x[model.state_index(state)]))
+        R[k], RT[k] = rotation(axis, value, float(x[model.state_index(state)]))
+    P = matmul(matmul(R[0], R[1]), R[2])
+    PT = matmul(matmul(RT[2], RT[1]), RT[0])
+    # ω = E Θ̇ with Θ in state order (φ, θ, ψ): E = [e_k, R_kᵀ e_j, R_kᵀ R_jᵀ e_i]
+    E = stack([[axes[2][:, None], matmul(RT[2], axes[1][:, None]),
+                matmul(matmul(RT[2], RT[1]), axes[0][:, None])]], [3], [1, 1, 1])
+    Gamma = np.linalg.inv(E) if is_certain(E) else E.inv()
+    return P, PT, (Gamma, E)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:

@@ -59,6 +59,7 @@ from .values import Value, add, matmul, scale, skew_of, stack
 
 __all__ = [
     "base_integrator",
+    "base_kinematics",
     "free_joint",
     "joint",
     "joint_integrator",
@@ -322,9 +323,8 @@ def joint_integrator(child: str) -> control.StateSpace:
                       name=f"{child}_int")
 
 
-def base_integrator(base: str, state_names: Sequence[str], P0: np.ndarray,
-                    rates: np.ndarray, omega: np.ndarray) -> control.StateSpace:
-    """Twist, position and Euler angles of a floating base around rest.
+def base_integrator(base: str, state_names: Sequence[str]) -> control.StateSpace:
+    """The 12 states of a floating base around rest: pure integrators.
 
     Parameters
     ----------
@@ -332,26 +332,48 @@ def base_integrator(base: str, state_names: Sequence[str], P0: np.ndarray,
         The base body.
     state_names : sequence of str
         Its 12 state names (twist, position, Euler angles) in model order.
-    P0 : ndarray, 3×3
-        Its attitude ``P_{b/i}`` at the equilibrium.
-    rates : ndarray, 3×3
-        ``Γ(Θ₀)``: Euler-angle rates from the body angular velocity.
-    omega : ndarray, 3×3
-        ``Γ(Θ₀)⁻¹``: small body rotation from Euler-angle deviations.
 
     Returns
     -------
     control.StateSpace
-        Input ``b_qdd*``; states the 12 base states; outputs the states, ``b_th*`` and, for
-        sensors, ``b_v*`` (the twist) and ``b_r*`` (the origin's position).
+        Inputs ``b_qdd*`` (twist rates) and ``b_rate*`` (position and Euler-angle rates, from
+        :func:`base_kinematics`); states the 12 base states; outputs the states, ``b_v*``
+        (the twist) and ``b_r*`` (the origin's position).
     """
-    A = np.zeros((12, 12))
-    A[6:9, 0:3] = P0
-    A[9:12, 3:6] = rates
-    B = np.zeros((12, 6))
-    B[:6] = np.eye(6)
-    C = np.vstack([np.eye(12), np.hstack([np.zeros((3, 9)), omega]), np.eye(12)[:9]])
-    return control.ss(A, B, C, np.zeros((24, 6)), inputs=signals(f"{base}_qdd", 6),
-                      outputs=[*state_names, *signals(f"{base}_th", 3),
-                               *signals(f"{base}_v", 6), *signals(f"{base}_r", 3)],
+    B = np.eye(12)
+    C = np.vstack([np.eye(12), np.eye(12)[:9]])
+    return control.ss(np.zeros((12, 12)), B, C, np.zeros((21, 12)),
+                      inputs=signals(f"{base}_qdd", 6) + signals(f"{base}_rate", 6),
+                      outputs=[*state_names, *signals(f"{base}_v", 6), *signals(f"{base}_r", 3)],
                       states=list(state_names), name=f"{base}_int")
+
+
+def base_kinematics(base: str, euler_names: Sequence[str], P: Value, rates: Value,
+                    omega: Value) -> USS:
+    """Position and Euler-angle rates of a floating base around rest, and its small rotation.
+
+    ``δṙ = P₀ δv`` (inertial), ``δΘ̇ = Γ(Θ₀) δω``, ``θ = Γ(Θ₀)⁻¹ δΘ``.
+
+    Parameters
+    ----------
+    base : str
+        The base body.
+    euler_names : sequence of str
+        Its Euler-angle state names (model order).
+    P : ndarray or USS, 3×3
+        Its attitude ``P_{b/i}`` at the equilibrium.
+    rates : ndarray or USS, 3×3
+        ``Γ(Θ₀)``: Euler-angle rates from the body angular velocity.
+    omega : ndarray or USS, 3×3
+        ``Γ(Θ₀)⁻¹``.
+
+    Returns
+    -------
+    USS
+        Inputs ``b_v*`` and the Euler-angle states; outputs ``b_rate*`` and ``b_th*``.
+    """
+    D = stack([[P, None, None], [None, rates, None], [None, None, omega]], [3, 3, 3],
+              [3, 3, 3])
+    return uss(D, inputs=signals(f"{base}_v", 6) + list(euler_names),
+               outputs=signals(f"{base}_rate", 6) + signals(f"{base}_th", 3),
+               name=f"{base}_kin")

@@ -32,7 +32,36 @@ from ..multibody.joints import FREE, PRISMATIC, REVOLUTE
 from ..robust.atoms import UReal, ureal
 from .assemble import BlockRouteError
 
-__all__ = ["EQUILIBRIUM_RTOL", "Survey", "angle_parameter", "check_points", "psi", "survey"]
+__all__ = [
+    "EQUILIBRIUM_RTOL",
+    "Survey",
+    "angle_parameter",
+    "check_points",
+    "is_angle",
+    "psi",
+    "scheduled_specs",
+    "survey",
+]
+
+
+def is_angle(model: Model, state: str) -> bool:
+    """True for a revolute joint angle or a floating-base Euler angle.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    state : str
+        A configuration state name.
+
+    Returns
+    -------
+    bool
+    """
+    if model.floating_base and state in model.state_names[model.base_index + 9:
+                                                          model.base_index + 12]:
+        return True
+    return bool(model.kind[model.body_index(state[:-2])] == REVOLUTE)
 
 EQUILIBRIUM_RTOL = 1e-8  # relative move of a configuration state that makes a kind not exact
 MAX_VERTEX_PARAMETERS = 8  # up to this many parameters the survey visits every vertex
@@ -127,7 +156,8 @@ class Survey:
     points : int
         Number of trims.
     moving : dict of str to (float, float)
-        Joint positions that move: the state name and the range seen [rad or m].
+        Joint positions and floating-base Euler angles that move: the state name and the
+        range seen [rad or m].
     movers : set of str
         Model parameters whose ends (others nominal) move the equilibrium.
     """
@@ -162,13 +192,14 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     Raises
     ------
     BlockRouteError
-        A failed trim; an equilibrium whose floating-base attitude or an inertial wrench
-        input moves (not built by the block route).
+        A failed trim; an inertial wrench input that moves (not built by the block route).
     """
     ranges = {n: (p.lo, p.hi, p.nominal) for n, p in params.items()}
     ranges.update(scheduled)
-    joints = {f"{b}_q": i for i, b in enumerate(model.body_names)
-              if model.kind[i] in (REVOLUTE, PRISMATIC) and f"{b}_q" not in scheduled}
+    joints = [f"{b}_q" for i, b in enumerate(model.body_names)
+              if model.kind[i] in (REVOLUTE, PRISMATIC) and f"{b}_q" not in scheduled]
+    if model.floating_base:  # the base's Euler angles (its position enters no block)
+        joints += list(model.state_names[model.base_index + 9:model.base_index + 12])
     watch = {name: model.state_index(name) for name in joints}
     out = Survey()
     seen: dict[str, list[float]] = {n: [float(op.x[i])] for n, i in watch.items()}
@@ -192,7 +223,6 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
            trim_kwargs: Mapping[str, Any], points: list[dict[str, float]], out: Survey,
            seen: dict[str, list[float]]) -> None:
     """Trim at ``points``; record the joint positions seen and the parameters that move them."""
-    base = [model.base_index + k for k in (9, 10, 11)] if model.floating_base else []
     wrench = [model.input_names.index(n) for n in model.input_names if not n.endswith("_tau")]
     fixed = dict(trim_kwargs.get("fixed") or {})
     out.points += len(points)
@@ -204,13 +234,6 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
         if not other.success:
             raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
                                   f"{other.message}")
-        turn = np.abs(other.x[base] - op.x[base])
-        if turn.size and turn.max() > EQUILIBRIUM_RTOL * max(1.0, float(np.abs(op.x[base]).max())):
-            name = model.state_names[base[int(np.argmax(turn))]]
-            raise BlockRouteError(
-                f"the floating base's attitude moves with the parameters (at {values}, "
-                f"{name!r} by {turn.max():.3g} rad): the block route does not build a moving "
-                "base attitude yet; keep these parameters certain, or fit the grid route")
         du = np.abs(other.u - op.u)[wrench] if wrench else np.zeros(0)
         if du.size and du.max() > EQUILIBRIUM_RTOL * max(1.0, float(np.abs(op.u).max())):
             raise BlockRouteError(f"an inertial wrench input moves with the parameters "

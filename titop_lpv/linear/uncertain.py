@@ -20,14 +20,13 @@ from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
 from ..exceptions import ParameterError, UnknownNameError
 from ..model.compiled import Model
-from ..multibody.joints import REVOLUTE
 from ..names import resolve
 from ..robust.atoms import UReal, ureal
 from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
 from .assemble import BlockRouteError, assemble, check_model
-from .kinds import EQUILIBRIUM_RTOL, angle_parameter, psi, scheduled_specs, survey
+from .kinds import EQUILIBRIUM_RTOL, angle_parameter, is_angle, psi, scheduled_specs, survey
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
 
@@ -329,9 +328,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     BlockRouteError
         A parameter the model (or its linear model) does not depend on, a range without a
         declared one, a scheduled state that is not an actuated joint position held through
-        ``free``, a failed trim, a floating-base attitude that moves with the parameters, or
-        a model feature the block route cannot express (loop closures, steady spins,
-        uncertain joint geometry).
+        ``free``, a failed trim, or a model feature the block route cannot express (loop
+        closures, steady spins, uncertain joint geometry).
 
     Examples
     --------
@@ -372,14 +370,14 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     movers = found.movers or (set(ureals) if found.moving else set())
     kinds: dict[str, str] = {n: "covered" if n in movers else "exact" for n in ureals}
     for state, (lo, hi, nom) in sched.items():
-        angle = model.kind[model.body_index(state[:-2])] == REVOLUTE
+        angle = is_angle(model, state)
         config[state] = angle_parameter(state, nom, lo, hi, angle)
         joints[state] = (state, nom, angle)
         kinds[state] = "scheduled"
     for state, (lo, hi) in found.moving.items():
         name = f"{state}_eq"
         q0 = float(op.x[model.state_index(state)])
-        angle = model.kind[model.body_index(state[:-2])] == REVOLUTE
+        angle = is_angle(model, state)
         config[state] = angle_parameter(name, q0, lo, hi, angle)
         joints[name] = (state, q0, angle)
         kinds[name] = "equilibrium"
