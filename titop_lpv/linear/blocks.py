@@ -55,7 +55,7 @@ import numpy as np
 
 from ..robust.ops import uss
 from ..robust.uss import USS
-from .values import Value, add, matmul, scale, skew_of, stack
+from .values import Value, add, matmul, scale, skew_of, stack, value_matrix
 
 __all__ = [
     "base_integrator",
@@ -261,8 +261,8 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
         row_th += [r_th, None, None]
         row_w += [dX_W0, None, None]
         row_q = ([None, None] if parent else []) + [S[None, :] / J_ref,
-                                                     scale(-1.0 / J_ref, _col(k)),
-                                                     scale(-1.0 / J_ref, _col(d)),
+                                                     scale(-1.0 / J_ref, value_matrix([[k]])),
+                                                     scale(-1.0 / J_ref, value_matrix([[d]])),
                                                      np.ones((1, 1))]
         if actuated:
             row_a += [None]
@@ -275,10 +275,6 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
     else:
         rows = [row_a, row_th, row_w]
     return _block(stack(rows, rows_sz, cols), inputs, outputs, f"{child}_joint")
-
-
-def _col(v: Any) -> Value:
-    return np.full((1, 1), float(v)) if not hasattr(v, "name") else v * np.ones((1, 1))
 
 
 def free_joint(base: str, Z_ref: np.ndarray) -> USS:

@@ -160,11 +160,14 @@ class Survey:
         range seen [rad or m].
     movers : set of str
         Model parameters whose ends (others nominal) move the equilibrium.
+    vertices : bool
+        Every vertex of the box was visited (the equilibrium moves).
     """
 
     points: int = 0
     moving: dict[str, tuple[float, float]] = field(default_factory=dict)
     movers: set[str] = field(default_factory=set)
+    vertices: bool = False
 
 
 def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
@@ -209,6 +212,7 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     if any(max(v) - min(v) > EQUILIBRIUM_RTOL * max(1.0, abs(v[0])) for v in seen.values()):
         extra = [pt for pt in check_points(ranges) if pt not in cheap]
         _trims(model, op, params, scheduled, ranges, watch, trim_kwargs, extra, out, seen)
+        out.vertices = len(ranges) <= MAX_VERTEX_PARAMETERS
     for n, vals in seen.items():
         lo, hi = min(vals), max(vals)
         q0 = float(op.x[watch[n]])

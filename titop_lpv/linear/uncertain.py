@@ -65,14 +65,15 @@ class UncertainLinearization(USS):
         kinds.
     """
 
-    __slots__ = ("_checked", "_joints", "_kinds", "_model", "_op", "_repeats", "_trim")
+    __slots__ = ("_checked", "_joints", "_kinds", "_model", "_op", "_repeats", "_trim",
+                 "_vertices")
 
     @classmethod
     def wrap(cls, G: LFTSystem, kinds: Mapping[str, str], op: OperatingPoint,
              repeats: Mapping[str, tuple[int, int]], checked: int, *,
              model: Model | None = None, trim_kwargs: Mapping[str, Any] | None = None,
-             joints: Mapping[str, tuple[str, float, bool]] | None = None
-             ) -> UncertainLinearization:
+             joints: Mapping[str, tuple[str, float, bool]] | None = None,
+             vertices: bool = False) -> UncertainLinearization:
         """The uncertain model ``G`` with its description.
 
         Parameters
@@ -94,6 +95,8 @@ class UncertainLinearization(USS):
         joints : mapping of str to (str, float, bool), optional
             For each scheduled or equilibrium block: its joint state, nominal position and
             whether it is an angle (its block is then ψ).
+        vertices : bool, optional
+            The survey visited every vertex of the box.
 
         Returns
         -------
@@ -109,6 +112,7 @@ class UncertainLinearization(USS):
         object.__setattr__(obj, "_model", model)
         object.__setattr__(obj, "_trim", dict(trim_kwargs or {}))
         object.__setattr__(obj, "_joints", dict(joints or {}))
+        object.__setattr__(obj, "_vertices", bool(vertices))
         return obj
 
     @property
@@ -213,9 +217,11 @@ class UncertainLinearization(USS):
                 lo, hi = (q0 + 2.0 * np.arctan(0.5 * (v - q0)) for v in (lo, hi))
             lines.append(f"  {name:<22} {self._kinds.get(name, '?'):<11} {p.nominal:>10.6g} "
                          f"{f'[{lo:.6g}, {hi:.6g}]':>24} {after:>9} {before:>10}")
-        lines.append(f"  kinds from {self._checked} trims over the box (each parameter's ends, "
-                     "its vertices, three seeded points); a configuration that moves by more "
-                     f"than {EQUILIBRIUM_RTOL:g} relative is not exact")
+        where = ("each parameter's ends, every vertex, three seeded points" if self._vertices
+                 else "each parameter's ends, the two extreme corners, three seeded points")
+        lines.append(f"  kinds from {self._checked} trims over the box ({where}); a "
+                     f"configuration that moves by more than {EQUILIBRIUM_RTOL:g} relative is "
+                     "not exact")
         if any(k == "equilibrium" for k in self._kinds.values()):
             lines.append("  equilibrium blocks: the range of the trimmed equilibria at those "
                          "points (the true range when each is monotone in each parameter); "
@@ -397,4 +403,4 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
                               "only): keep them certain")
     return UncertainLinearization.wrap(Gr, kinds, op, repeats, found.points, model=model,
                                        trim_kwargs={"free": free_list, "fixed": fixed_map},
-                                       joints=joints)
+                                       joints=joints, vertices=found.vertices)
