@@ -430,3 +430,23 @@ def test_covered_equilibria_contain_every_plant_of_the_box() -> None:
             assert lo - 1e-9 <= value <= hi + 1e-9, (b, values)
     text = G.report()
     assert "equilibrium" in text and "arm_q_eq" in text
+
+
+def test_drop_integrators_matches_linearize(balloon) -> None:
+    kw = {"guess": HANGING, "inputs": ["slider_tau"]}
+    G = tl.linearize_uncertain(balloon, BALLOON_FREE, uncertain={"k": (25, 100)},
+                               outputs=["pendulum2_q", "balloon_phi"], drop_integrators=True,
+                               **kw)
+    assert set(G.dropped_states) == {"balloon_x", "balloon_y", "balloon_z", "balloon_psi"}
+    for k in (25.0, 61.0, 100.0):
+        op = tl.trim(balloon, BALLOON_FREE, guess=HANGING, params={"k": k})
+        ref = tl.linearize(balloon, op, inputs=["slider_tau"],
+                           outputs=["pendulum2_q", "balloon_phi"], drop_integrators=True)
+        assert G.state_labels == list(ref.state_labels)
+        _assert_same(G.at({"k": k}), ref, f"dropped integrators at k = {k}")
+    with pytest.raises(tl.BlockRouteError, match="balloon_x"):
+        tl.linearize_uncertain(balloon, BALLOON_FREE, uncertain={"k": (25, 100)},
+                               outputs=["balloon_x"], drop_integrators=True, **kw)
+    G = tl.linearize_uncertain(balloon, BALLOON_FREE, uncertain={"k": (25, 100)},
+                               drop_integrators=True, **kw)  # default outputs: some go
+    assert "balloon_x" in G.dropped_outputs and "pendulum2_q" in G.output_labels

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import control
 import numpy as np
 
 from ..analysis.operating_point import OperatingPoint
@@ -65,15 +66,17 @@ class UncertainLinearization(USS):
         kinds.
     """
 
-    __slots__ = ("_checked", "_joints", "_kinds", "_model", "_op", "_repeats", "_trim",
-                 "_vertices")
+    __slots__ = ("_checked", "_dropped", "_joints", "_kinds", "_model", "_op", "_repeats",
+                 "_trim", "_vertices")
 
     @classmethod
     def wrap(cls, G: LFTSystem, kinds: Mapping[str, str], op: OperatingPoint,
              repeats: Mapping[str, tuple[int, int]], checked: int, *,
              model: Model | None = None, trim_kwargs: Mapping[str, Any] | None = None,
              joints: Mapping[str, tuple[str, float, bool]] | None = None,
-             vertices: bool = False) -> UncertainLinearization:
+             vertices: bool = False,
+             dropped: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+             ) -> UncertainLinearization:
         """The uncertain model ``G`` with its description.
 
         Parameters
@@ -97,6 +100,8 @@ class UncertainLinearization(USS):
             whether it is an angle (its block is then ψ).
         vertices : bool, optional
             The survey visited every vertex of the box.
+        dropped : (tuple of str, tuple of str), optional
+            States and outputs removed by ``drop_integrators``.
 
         Returns
         -------
@@ -113,7 +118,18 @@ class UncertainLinearization(USS):
         object.__setattr__(obj, "_trim", dict(trim_kwargs or {}))
         object.__setattr__(obj, "_joints", dict(joints or {}))
         object.__setattr__(obj, "_vertices", bool(vertices))
+        object.__setattr__(obj, "_dropped", (tuple(dropped[0]), tuple(dropped[1])))
         return obj
+
+    @property
+    def dropped_states(self) -> tuple[str, ...]:
+        """States removed by ``drop_integrators`` (pure integrators of the floating base)."""
+        return self._dropped[0]
+
+    @property
+    def dropped_outputs(self) -> tuple[str, ...]:
+        """Outputs removed with them (they read a dropped state)."""
+        return self._dropped[1]
 
     @property
     def kinds(self) -> dict[str, str]:
@@ -278,7 +294,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
                         inputs: Sequence[str] | None = None,
                         outputs: Sequence[str] | None = None,
                         params: Mapping[str, float] | None = None,
-                        guess: Mapping[str, float] | None = None) -> UncertainLinearization:
+                        guess: Mapping[str, float] | None = None,
+                        drop_integrators: bool = False) -> UncertainLinearization:
     """Uncertain linear model (LFT) of a multibody model around a static equilibrium.
 
     The equilibrium is trimmed at the nominal values; the box is surveyed to find the kind
@@ -317,6 +334,11 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         (default: the model's defaults).
     guess : mapping of str to float, optional
         Initial values of trim unknowns, as :func:`titop_lpv.trim`.
+    drop_integrators : bool, optional
+        Drop the floating base's position and Euler-angle states that nothing else depends
+        on (pure integrators, as :func:`titop_lpv.linearize` does) and, with the default
+        outputs, the outputs that read them (an output asked for by name that reads one is
+        an error); both are listed in ``dropped_states`` and ``dropped_outputs``.
 
     Returns
     -------
@@ -401,6 +423,41 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         raise BlockRouteError(f"the linear model from {ins} to {outs} does not depend on the "
                               f"parameter(s) {idle} (they may move the equilibrium inputs "
                               "only): keep them certain")
+    dropped: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    if drop_integrators and model.floating_base:
+        Gr, dropped = _drop_integrators(model, Gr, explicit=outputs is not None)
     return UncertainLinearization.wrap(Gr, kinds, op, repeats, found.points, model=model,
+                                       dropped=dropped,
                                        trim_kwargs={"free": free_list, "fixed": fixed_map},
                                        joints=joints, vertices=found.vertices)
+
+
+def _drop_integrators(model: Model, G: USS, *, explicit: bool
+                      ) -> tuple[USS, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Remove the base position and Euler-angle states nothing depends on (Δ channels
+    included), and the outputs that read them (an error for outputs asked for by name, as
+    :func:`titop_lpv.linearize`)."""
+    M, delta = G.lftdata()
+    A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
+    base = model.base_index
+    names = list(G.state_labels)
+    candidates = [names.index(n) for n in model.state_names[base + 6:base + 12] if n in names]
+    scale = max(1.0, float(np.max(np.abs(A), initial=0.0)))
+    cscale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
+    nz = delta.nz
+    drop = [k for k in candidates
+            if np.max(np.abs(np.delete(A[:, k], k)), initial=0.0) <= 1e-12 * scale
+            and abs(A[k, k]) <= 1e-12 * scale
+            and np.max(np.abs(C[:nz, k]), initial=0.0) <= 1e-12 * cscale]
+    keep = [k for k in range(len(names)) if k not in drop]
+    rows = list(range(nz)) + [nz + j for j in range(G.noutputs)
+                              if np.max(np.abs(C[nz + j, drop]), initial=0.0) <= 1e-12 * cscale]
+    out_names = [G.output_labels[r - nz] for r in rows[nz:]]
+    Mr = control.ss(A[np.ix_(keep, keep)], B[keep], C[np.ix_(rows, keep)], D[rows])
+    Gd = USS(Mr, delta, list(G.params.values()), inputs=G.input_labels, outputs=out_names,
+             states=[names[k] for k in keep], name=G.name)
+    gone = tuple(o for o in G.output_labels if o not in out_names)
+    if gone and explicit:
+        raise BlockRouteError(f"outputs {list(gone)} depend on the dropped integrator states "
+                              f"{[names[k] for k in drop]}: leave them out, or keep the states")
+    return Gd, (tuple(names[k] for k in drop), gone)
