@@ -45,13 +45,14 @@ def _load(source) -> tl.Model:
 
 def _assert_same(G_at, ref, what: str) -> None:
     """Matrices, frequency response and poles of two StateSpace systems agree."""
-    scale = max(1.0, float(np.max(np.abs(np.block([[ref.A, ref.B], [ref.C, ref.D]])))))
+    scale = max(1.0, *(float(np.max(np.abs(getattr(ref, m)), initial=0.0)) for m in "ABCD"))
     for name in "ABCD":
         err = np.max(np.abs(np.asarray(getattr(G_at, name)) - getattr(ref, name)), initial=0.0)
         assert err <= RTOL * scale, f"{what}: {name} differs by {err:.3g} (scale {scale:.3g})"
     H1 = G_at(1j * OMEGA)
     H2 = ref(1j * OMEGA)
-    assert np.max(np.abs(H1 - H2)) <= RTOL * max(1.0, float(np.max(np.abs(H2)))), what
+    assert np.max(np.abs(H1 - H2), initial=0.0) <= RTOL * max(
+        1.0, float(np.max(np.abs(H2), initial=0.0))), what
     p1 = np.linalg.eigvals(np.asarray(G_at.A))
     p2 = np.linalg.eigvals(ref.A)
     rows, cols = linear_sum_assignment(np.abs(p1[:, None] - p2[None, :]))  # pole matching
@@ -450,3 +451,53 @@ def test_drop_integrators_matches_linearize(balloon) -> None:
     G = tl.linearize_uncertain(balloon, BALLOON_FREE, uncertain={"k": (25, 100)},
                                drop_integrators=True, **kw)  # default outputs: some go
     assert "balloon_x" in G.dropped_outputs and "pendulum2_q" in G.output_labels
+
+
+# ------------------------------------------------------------------ steady spins
+def _spacecraft(rate_parameter: bool) -> tl.Model:
+    desc = read_description(ROOT / "examples" / "spinning_spacecraft.toml")
+    if rate_parameter:
+        desc["parameters"]["Omega"] = {"value": 2.0, "min": 0.5, "max": 4.0, "unit": "rad/s"}
+    return _load(desc)
+
+
+@pytest.mark.parametrize("rate", [0.5, 2.0, 4.0])
+def test_nominal_blocks_equal_linearize_around_a_steady_spin(rate: float) -> None:
+    from titop_lpv.linear.assemble import assemble
+
+    model = _spacecraft(False)
+    spin = {"body": "hub", "axis": [0, 0, 1], "rate": rate}
+    op = tl.trim(model, ["panel1.q", "panel2.q"], kind="spin", spin=spin)
+    ref = tl.linearize(model, op)  # the reduced state: the hub's attitude is cyclic
+    G = assemble(model, op, {}, inputs=[], outputs=list(ref.state_labels))
+    assert G.state_labels == list(ref.state_labels)
+    scale = float(np.max(np.abs(ref.A)))
+    assert np.max(np.abs(np.asarray(G.nominal().A) - ref.A)) <= 1e-12 * scale
+
+
+def test_spin_rate_scheduled_and_hinge_stiffness_covered() -> None:
+    model = _spacecraft(True)
+    spin = {"body": "hub", "axis": [0, 0, 1], "rate": "Omega"}
+    free = ["panel1.q", "panel2.q"]
+    outputs = ["panel1_q", "panel2_q"]
+    G = tl.linearize_uncertain(model, free, kind="spin", spin=spin, inputs=[], outputs=outputs,
+                               uncertain={"Omega": (0.5, 4.0), "k_hinge": (60.0, 240.0)})
+    assert G.kinds == {"Omega": "scheduled", "k_hinge": "covered",
+                       "panel1_q_eq": "equilibrium", "panel2_q_eq": "equilibrium"}
+    op0 = G.operating_point
+    for values in _box_points(G, 8, seed=6):
+        values = {k: v for k, v in values.items() if k in ("Omega", "k_hinge")}
+        op = tl.trim(model, free, kind="spin", spin=spin, params=values, x0=op0.x)
+        ref = tl.linearize(model, op, outputs=outputs)
+        _assert_same(G.at(values), ref, f"spacecraft at {values}")
+
+
+def test_spins_the_block_route_does_not_build_are_refused() -> None:
+    desc = read_description(ROOT / "examples" / "spinning_spacecraft.toml")
+    desc["gravity"] = [0.0, 0.0, -9.81]
+    model = _load(desc)
+    spin = {"body": "hub", "axis": [0, 0, 1], "rate": 2.0}
+    with pytest.raises(tl.BlockRouteError, match="gravity"):
+        tl.linearize_uncertain(model, ["panel1.q", "panel2.q"], kind="spin", spin=spin,
+                               uncertain={"d_hinge": (1.0, 3.0)}, inputs=[],
+                               outputs=["panel1_q"])

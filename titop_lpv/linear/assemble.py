@@ -26,10 +26,13 @@ from ..spatial.euler import check_sequence, dcm_to_euler, euler_rates_matrix
 from .blocks import (
     base_integrator,
     base_kinematics,
+    dynamic_model_value,
     free_joint,
     joint,
     joint_integrator,
     rigid_body,
+    signals,
+    zero_source,
 )
 from .connect import connect, reorder_states
 from .sensors import joint_kinematics, sensor
@@ -46,7 +49,7 @@ from .values import (
     value_matrix,
 )
 
-__all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
+__all__ = ["BlockRouteError", "assemble", "check_model", "check_spin", "output_plan"]
 
 _KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
 _EYE3 = np.eye(3)
@@ -253,12 +256,22 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     leaves = _Leaves(model, params, uncertain)
     check_model(model, list(uncertain))
     x = np.asarray(op.x, dtype=float)
+    spin = op.kind == "spin"
     vel = list(model.velocity_indices())
-    if np.max(np.abs(x[vel]), initial=0.0) > 0.0:
-        raise BlockRouteError("the block route linearises around static equilibria: every "
-                              "velocity must be zero (steady spins are not supported yet)")
+    if spin:
+        check_spin(model, (op.spin or {}).get("body"), params, list(uncertain))
+    elif np.max(np.abs(x[vel]), initial=0.0) > 0.0:
+        raise BlockRouteError("the block route linearises around static equilibria and steady "
+                              "spins: this operating point has velocities and is neither")
     plan = output_plan(model, outputs)
+    if spin:
+        bad = [o for o, spec in plan.items() if (spec is not None and spec.kind != "qdd")
+               or o in op.cyclic]
+        if bad:
+            raise BlockRouteError(f"outputs {bad}: around a steady spin the block route gives "
+                                  "the reduced states (twist, joint states) and q̈")
     kin = kinematics(model, x, params)
+    tw0 = [np.asarray(t, dtype=float) for t in kin.tw]
     P = [np.asarray(p, dtype=float) for p in kin.P]
     q0 = np.asarray(kin.q, dtype=float)
     u0 = np.asarray(op.u, dtype=float)
@@ -318,12 +331,34 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     port = [leaves.column(model.slots.offset[i]) for i in range(n)]
     g_body = [matmul(PT[i], g) for i in range(n)]
 
+    D_P = [dynamic_model_value(mass[i], leaves.matrix(model.slots.inertia[i]), com[i])
+           for i in range(n)]
+    # nominal twists (a steady spin: the bodies turn with the base, joint rates zero); they
+    # move with the equilibrium where a joint position is a parameter
+    twv: list[Any] = [np.asarray(tw0[i], dtype=float)[:, None] for i in range(n)]
+    rate_param = (op.spin or {}).get("rate_param") if spin else None
+    if rate_param in uncertain:  # the spin rate is a parameter: the base twist scales with it
+        rate0 = float(op.spin["rate"])
+        if rate0 == 0.0 or np.max(np.abs(tw0[0][:3])) > 1e-10 * max(1.0, abs(rate0)):
+            raise BlockRouteError(f"spin rate {rate_param!r} as a parameter: the nominal rate "
+                                  "must be non-zero and the base origin on the spin axis")
+        twv[0] = scalar_times(value_matrix([[uncertain[rate_param]]]),
+                              np.asarray(tw0[0], dtype=float)[:, None] / rate0)
+    if spin:
+        for i in range(n):
+            par = int(model.parent[i])
+            if par >= 0:
+                tau = stack([[_EYE3, scale(-1.0, skew_of(port[i]))], [None, _EYE3]], [3, 3],
+                            [3, 3])
+                twv[i] = matmul(X[i], matmul(tau, twv[par]))
     # static pass, tips -> root: the wrench each subtree applies to its parent at equilibrium
     W0: list[Any] = [None] * n
     for i in range(n - 1, -1, -1):
         grav = stack([[scale(mass[i], g_body[i])],
                       [matmul(scale(mass[i], skew_of(com[i])), g_body[i])]], [3, 3], [1])
         total = add(grav, w_load.get(i))
+        if spin:  # the velocity products at the spin: C(x') D x' (centrifugal, gyroscopic)
+            total = add(total, scale(-1.0, _velocity_products(D_P[i], twv[i])[0]))
         for c in children[i]:
             tau_t = stack([[_EYE3, None], [skew_of(port[c]), _EYE3]], [3, 3], [3, 3])
             total = add(total, matmul(tau_t, matmul(XT[c], W0[c])))
@@ -335,14 +370,19 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         kids = {model.body_names[c]: port[c] for c in children[i]}
         blocks.append(rigid_body(b, mass[i], leaves.matrix(model.slots.inertia[i]), com[i],
                                  children=kids, gravity=g_body[i],
-                                 theta_gain=th_load.get(i), input_gains=gains.get(i)))
+                                 theta_gain=th_load.get(i), input_gains=gains.get(i),
+                                 gyro=_velocity_products(D_P[i], twv[i])[1] if spin else None))
         kind = int(model.kind[i])
         if kind == FREE:
             base = model.base_index
             names = model.state_names[base:base + 12]
             blocks.append(free_joint(b, M[:6, :6]))
-            blocks.append(base_integrator(b, names))
-            blocks.append(base_kinematics(b, names[9:], Pv[i], *base_rates[i]))
+            blocks.append(base_integrator(b, names, spin=spin))
+            if spin:  # attitude and position are cyclic: no rotation, no position deviation
+                blocks.append(zero_source(signals(f"{b}_th", 3) + signals(f"{b}_r", 3),
+                                          f"{b}_zero"))
+            else:
+                blocks.append(base_kinematics(b, names[9:], Pv[i], *base_rates[i]))
             for j in range(6):
                 aliases[f"{b}_qdd_fb{j}"] = f"{b}_qdd{j}"
             continue
@@ -359,22 +399,33 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             J_ref = float(M[j, j])
             aliases[f"{b}_qdd_fb"] = f"{b}_qdd"
             blocks.append(joint_integrator(b))
+        c_qd = None
+        if spin and kind in (REVOLUTE, PRISMATIC):  # [v × r; ω × r] or [ω × t; 0]
+            minus_r = -_skew(axis[i])
+            v = matmul(np.hstack([_EYE3, np.zeros((3, 3))]), twv[i])
+            w = matmul(np.hstack([np.zeros((3, 3)), _EYE3]), twv[i])
+            c_qd = (stack([[matmul(minus_r, v)], [matmul(minus_r, w)]], [3, 3], [1])
+                    if kind == REVOLUTE else stack([[matmul(minus_r, w)], [None]], [3, 3], [1]))
         blocks.append(joint(b, _KIND_NAME[kind], parent=model.parent[i] >= 0, X=X[i],
-                            XT=XT[i], dX_W0=dX, RT=PabT[i], axis=axis[i],
+                            XT=XT[i], dX_W0=dX, RT=PabT[i], axis=axis[i], c_qd=c_qd,
                             k=leaves.leaf(int(model.slots.k[i])),
                             d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
                             actuated=model.tau_column[i] >= 0
                             and f"{b}_tau" in inputs))
     sensors = [(name, spec) for name, spec in plan.items() if spec is not None]
-    if any(spec.kind in ("position", "velocity", "angular_velocity") for _n, spec in sensors):
+    if spin or any(spec.kind in ("position", "velocity", "angular_velocity")
+                   for _n, spec in sensors):
         for i, b in enumerate(model.body_names):  # twists and positions along the tree
             if model.kind[i] == FREE:
                 continue
             par = int(model.parent[i])
+            dX_v = None
+            if spin and model.kind[i] in (REVOLUTE, PRISMATIC) and par >= 0:
+                dX_v = _dX_twist(int(model.kind[i]), PabT[i], axis[i], port[i], twv[par])
             blocks.append(joint_kinematics(
                 b, model.body_names[par] if par >= 0 else None, X=X[i], port=port[i],
                 P_parent=Pv[par] if par >= 0 else np.eye(3), P_child=Pv[i], axis=axis[i],
-                kind=_KIND_NAME[int(model.kind[i])], q0=qv[i]))
+                kind=_KIND_NAME[int(model.kind[i])], q0=qv[i], dX_v=dX_v))
     done: set[int] = set()
     for _name, spec in sensors:
         if id(spec) in done:
@@ -395,7 +446,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                              point=leaves.column(spec.point), P=Pv[b],
                              body_frame=bool(spec.body_frame), rates=rates))
     G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
-    return reorder_states(G, model.state_names)
+    return reorder_states(G, [s for s in model.state_names if not spin or s not in op.cyclic])
 
 
 def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]
@@ -416,6 +467,74 @@ def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]
                 matmul(matmul(RT[2], RT[1]), axes[0][:, None])]], [3], [1, 1, 1])
     Gamma = np.linalg.inv(E) if is_certain(E) else E.inv()
     return P, PT, (Gamma, E)
+
+
+def check_spin(model: Model, body: Any, params: Mapping[str, float],
+               uncertain: Sequence[str] = ()) -> None:
+    """Refuse a steady spin the block route does not build, naming why: it builds spins of
+    the floating base without gravity and without inertial-frame loads or inputs (the
+    base's attitude, cyclic, then enters no block).
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+    body : str
+        The spinning body.
+    params : mapping of str to float
+        Parameter values.
+    uncertain : sequence of str, optional
+        Parameters kept uncertain (gravity must not depend on them).
+
+    Raises
+    ------
+    BlockRouteError
+        A spinning body other than the floating base, gravity, buoyancy or an inertial-frame
+        load or wrench input.
+    """
+    base = model.body_names[0] if model.floating_base else None
+    if body != base:
+        raise BlockRouteError(f"steady spin of {body!r}: the block route builds spins of the "
+                              "floating base only")
+    g_slots = np.ravel(model.slots.gravity)
+    index = {model.param_names.index(n) for n in uncertain}
+    if np.any(model.physics(dict(params)).gravity != 0.0) or any(
+            int(p) in index for p in model.slot_param[g_slots]):
+        raise BlockRouteError("steady spin under gravity: the block route builds spins "
+                              "without gravity")
+    lds, wi = model.loads, model.wrench_inputs
+    if np.any(lds.kind == 0) or np.any((lds.kind > 0) & ~lds.body_frame) or np.any(
+            ~wi.body_frame):
+        raise BlockRouteError("steady spin with buoyancy or inertial-frame loads or inputs: "
+                              "not built by the block route")
+
+
+def _velocity_products(D: Value, tw: Value) -> tuple[Value, Value]:
+    """``p = C(x') D x'`` at the twist ``tw`` (6×1) and its Jacobian ``∂p/∂x'`` (6×6)."""
+    top, bottom = np.hstack([_EYE3, np.zeros((3, 3))]), np.hstack([np.zeros((3, 3)), _EYE3])
+    h = matmul(D, tw)
+    h_l, h_a = matmul(top, h), matmul(bottom, h)
+    D_l, D_a = matmul(top, D), matmul(bottom, D)
+    sw, sv = skew_of(matmul(bottom, tw)), skew_of(matmul(top, tw))
+    p = stack([[matmul(sw, h_l)], [add(matmul(sv, h_l), matmul(sw, h_a))]], [3, 3], [1])
+    J = add(stack([[matmul(sw, D_l)], [add(matmul(sv, D_l), matmul(sw, D_a))]], [3, 3], [6]),
+            stack([[None, scale(-1.0, skew_of(h_l))],
+                   [scale(-1.0, skew_of(h_l)), scale(-1.0, skew_of(h_a))]], [3, 3], [3, 3]))
+    return p, J
+
+
+def _dX_twist(kind: int, PabT: Value, axis: np.ndarray, port: Value, tw_parent: Value
+              ) -> Value:
+    """``∂X/∂q`` times the parent port's nominal twist (twist deviation from ``δq``);
+    ``PabT`` is ``P_{c/p}ᵀ`` at the equilibrium."""
+    tau = stack([[_EYE3, scale(-1.0, skew_of(port))], [None, _EYE3]], [3, 3], [3, 3])
+    xc = matmul(tau, tw_parent)  # twist of the port, parent frame
+    rR = scale(-1.0, matmul(_skew(axis), PabT))
+    if kind == REVOLUTE:  # ∂Rᵀ/∂q = −(*r) Rᵀ on both halves
+        dX = stack([[rR, None], [None, rR]], [3, 3], [3, 3])
+    else:  # prismatic: ∂X/∂q = [[0, −(*t) Rᵀ], [0, 0]]
+        dX = stack([[None, rR], [None, None]], [3, 3], [3, 3])
+    return matmul(dX, xc)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:

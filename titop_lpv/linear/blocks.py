@@ -65,6 +65,7 @@ __all__ = [
     "joint_integrator",
     "rigid_body",
     "signals",
+    "zero_source",
 ]
 
 _EYE3 = np.eye(3)
@@ -126,7 +127,8 @@ def dynamic_model_value(mass: Any, inertia: Value, com: Value) -> Value:
 def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
                children: Mapping[str, Value] | None = None, gravity: Value | None = None,
                theta_gain: Value | None = None,
-               input_gains: Mapping[str, Value] | None = None) -> USS:
+               input_gains: Mapping[str, Value] | None = None,
+               gyro: Value | None = None) -> USS:
     """The multi-port rigid-body block of body ``name``, its parent port inverted.
 
     Parameters
@@ -147,6 +149,9 @@ def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
         ``∂W_loads/∂θ`` of the loads on the body (wrench at ``P``), added to the gravity term.
     input_gains : mapping of str to ndarray or USS (6×1), optional
         For each external input signal acting on the body, ``∂W_loads/∂u`` at ``P``.
+    gyro : ndarray or USS, 6×6, optional
+        Around a steady spin: ``∂(C(x') D x')/∂x'`` at the nominal twist (centrifugal and
+        gyroscopic terms); adds the twist deviation input ``b_v*``.
 
     Returns
     -------
@@ -169,14 +174,21 @@ def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
     row_sizes = [6] + [6, 3] * n_c
     top = [scale(-1.0, D), th, *taus_t.values()]
     top += [input_gains[u] for u in names_u]
+    extra = 0
+    if gyro is not None:
+        top.append(scale(-1.0, gyro))
+        col_sizes.append(6)
+        extra = 1
     rows = [top]
     for t in taus.values():
-        rows += [[t, None] + [None] * (n_c + len(names_u)),
-                 [None, _EYE3] + [None] * (n_c + len(names_u))]
+        rows += [[t, None] + [None] * (n_c + len(names_u) + extra),
+                 [None, _EYE3] + [None] * (n_c + len(names_u) + extra)]
     inputs = signals(f"{name}_a", 6) + signals(f"{name}_th", 3)
     for c in children:
         inputs += signals(f"{c}_Wp", 6)
     inputs += names_u
+    if gyro is not None:
+        inputs += signals(f"{name}_v", 6)
     outputs = signals(f"{name}_W", 6)
     for c in children:
         outputs += signals(f"{c}_ap", 6) + signals(f"{c}_thp", 3)
@@ -186,7 +198,7 @@ def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
 def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
           axis: np.ndarray, k: Any, d: Any, J_ref: float, actuated: bool,
           R: np.ndarray | None = None, XT: Value | None = None,
-          RT: Value | None = None) -> USS:
+          RT: Value | None = None, c_qd: Value | None = None) -> USS:
     """The linear block of a one-d.o.f. joint (``kind`` ``"revolute"`` or ``"prismatic"``)
     or of a weld (``kind`` ``"weld"``), around its equilibrium.
 
@@ -218,6 +230,9 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
         ``Xᵀ`` (default: the transpose of a certain ``X``).
     RT : ndarray or USS, 3×3, optional
         ``P_{c/p}ᵀ`` (default: the transpose of ``R``); give it when ``R`` is uncertain.
+    c_qd : ndarray or USS, 6×1, optional
+        Around a steady spin: ``∂c/∂q̇``, the joint rate's velocity-product acceleration
+        (``[v × r; ω × r]`` revolute, ``[ω × t; 0]`` prismatic, at the child's nominal twist).
 
     Returns
     -------
@@ -257,7 +272,7 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
     row_th = [*lead_th, None]
     row_w = [*lead_w, XT]
     if dof:
-        row_a += [None, None, S[:, None]]
+        row_a += [None, c_qd, S[:, None]]
         row_th += [r_th, None, None]
         row_w += [dX_W0, None, None]
         row_q = ([None, None] if parent else []) + [S[None, :] / J_ref,
@@ -319,7 +334,8 @@ def joint_integrator(child: str) -> control.StateSpace:
                       name=f"{child}_int")
 
 
-def base_integrator(base: str, state_names: Sequence[str]) -> control.StateSpace:
+def base_integrator(base: str, state_names: Sequence[str], *, spin: bool = False
+                    ) -> control.StateSpace:
     """The 12 states of a floating base around rest: pure integrators.
 
     Parameters
@@ -328,6 +344,10 @@ def base_integrator(base: str, state_names: Sequence[str]) -> control.StateSpace
         The base body.
     state_names : sequence of str
         Its 12 state names (twist, position, Euler angles) in model order.
+    spin : bool, optional
+        Around a steady spin of the base: its position and Euler angles are cyclic and
+        left out; the twist alone is integrated (input ``b_qdd*``, outputs the twist states
+        and ``b_v*``).
 
     Returns
     -------
@@ -336,6 +356,12 @@ def base_integrator(base: str, state_names: Sequence[str]) -> control.StateSpace
         :func:`base_kinematics`); states the 12 base states; outputs the states, ``b_v*``
         (the twist) and ``b_r*`` (the origin's position).
     """
+    if spin:
+        names = list(state_names[:6])
+        return control.ss(np.zeros((6, 6)), np.eye(6), np.vstack([np.eye(6), np.eye(6)]),
+                          np.zeros((12, 6)), inputs=signals(f"{base}_qdd", 6),
+                          outputs=[*names, *signals(f"{base}_v", 6)], states=names,
+                          name=f"{base}_int")
     B = np.eye(12)
     C = np.vstack([np.eye(12), np.eye(12)[:9]])
     return control.ss(np.zeros((12, 12)), B, C, np.zeros((21, 12)),
@@ -373,3 +399,22 @@ def base_kinematics(base: str, euler_names: Sequence[str], P: Value, rates: Valu
     return uss(D, inputs=signals(f"{base}_v", 6) + list(euler_names),
                outputs=signals(f"{base}_rate", 6) + signals(f"{base}_th", 3),
                name=f"{base}_kin")
+
+
+def zero_source(names: Sequence[str], name: str) -> USS:
+    """Signals held at zero (a deviation that a steady spin leaves out, e.g. the small
+    rotation of a body without gravity or inertial loads).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The signals.
+    name : str
+        Block name.
+
+    Returns
+    -------
+    USS
+        No input; the outputs ``names``, zero.
+    """
+    return uss(np.zeros((len(names), 0)), outputs=list(names), name=name)

@@ -186,7 +186,8 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     scheduled : mapping of str to (lo, hi, nominal)
         Scheduled joint positions (state names) and their ranges.
     trim_kwargs : mapping
-        ``free``, ``fixed`` (without the scheduled states).
+        ``free``, ``fixed`` (without the scheduled states), and ``kind``, ``spin`` for a
+        steady spin.
 
     Returns
     -------
@@ -233,8 +234,9 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     for values in points:
         p = {k: v for k, v in values.items() if k in params}
         s = {k: v for k, v in values.items() if k in scheduled}
+        extra = {k: v for k, v in trim_kwargs.items() if k in ("kind", "spin")}
         other = trim(model, free=trim_kwargs.get("free", ()), fixed={**fixed, **s},
-                     params={**op.params, **p}, x0=op.x)
+                     params={**op.params, **p}, x0=op.x, **extra)
         if not other.success:
             raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
                                   f"{other.message}")

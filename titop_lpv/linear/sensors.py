@@ -41,7 +41,7 @@ _EYE3 = np.eye(3)
 
 def joint_kinematics(child: str, parent: str | None, *, X: np.ndarray, port: Value,
                      P_parent: np.ndarray, P_child: np.ndarray, axis: np.ndarray, kind: str,
-                     q0: float) -> USS:
+                     q0: float, dX_v: Value | None = None) -> USS:
     """Twist and position deviations of ``child`` from its parent's, through its joint.
 
     Parameters
@@ -62,6 +62,8 @@ def joint_kinematics(child: str, parent: str | None, *, X: np.ndarray, port: Val
         Joint kind.
     q0 : float or UReal
         Equilibrium joint position (a configuration parameter of a prismatic joint).
+    dX_v : ndarray or USS, 6×1, optional
+        Around a steady spin: ``∂X/∂q`` times the parent port's nominal twist.
 
     Returns
     -------
@@ -95,7 +97,7 @@ def joint_kinematics(child: str, parent: str | None, *, X: np.ndarray, port: Val
     if dof:
         inputs += [f"{child}_q", f"{child}_qd"]
         cols += [1, 1]
-        row_v += [None, S]
+        row_v += [dX_v, S]
         row_r += [matmul(P_child, t), None]
     D = stack([row_v, row_r], [6, 3], cols)
     return uss(D, inputs=inputs, outputs=signals(f"{child}_v", 6) + signals(f"{child}_r", 3),

@@ -26,7 +26,7 @@ from ..robust.atoms import UReal, ureal
 from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
-from .assemble import BlockRouteError, assemble, check_model
+from .assemble import BlockRouteError, assemble, check_model, check_spin
 from .kinds import EQUILIBRIUM_RTOL, angle_parameter, is_angle, psi, scheduled_specs, survey
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
@@ -179,11 +179,13 @@ class UncertainLinearization(USS):
                       and b not in out]
         if missing_eq and self._model is not None:
             sched = {self._joints[b][0]: out.get(b, self._joints[b][1])
-                     for b, kind in self._kinds.items() if kind == "scheduled"}
-            params = {k: v for k, v in out.items() if self._kinds.get(k) in ("exact", "covered")}
+                     for b, kind in self._kinds.items()
+                     if kind == "scheduled" and b in self._joints}
+            params = {k: v for k, v in out.items() if k in self._op.params}
             fixed = {**dict(self._trim.get("fixed") or {}), **sched}
+            extra = {k: v for k, v in self._trim.items() if k in ("kind", "spin")}
             op = trim(self._model, free=self._trim.get("free", ()), fixed=fixed,
-                      params={**self._op.params, **params}, x0=self._op.x)
+                      params={**self._op.params, **params}, x0=self._op.x, **extra)
             if not op.success:
                 raise BlockRouteError(f"the equilibrium at {dict(values)} could not be "
                                       f"trimmed: {op.message}")
@@ -247,7 +249,8 @@ class UncertainLinearization(USS):
 
 
 def _parameters(model: Model, uncertain: Iterable[str] | Mapping[str, Any],
-                nominal: Mapping[str, float]) -> dict[str, UReal]:
+                nominal: Mapping[str, float], spin_rate: str | None = None
+                ) -> dict[str, UReal]:
     """The ``ureal`` of every uncertain parameter, checked against the model's declarations."""
     spec = dict(uncertain) if isinstance(uncertain, Mapping) else {n: None for n in uncertain}
     if not spec:
@@ -257,7 +260,7 @@ def _parameters(model: Model, uncertain: Iterable[str] | Mapping[str, Any],
         name = resolve(given, model.param_names, "parameter", context="uncertain")
         k = model.param_names.index(name)
         lo_decl, hi_decl = (float(v) for v in model.param_bounds[k])
-        if not np.any(model.slot_param == k):
+        if not np.any(model.slot_param == k) and name != spin_rate:
             raise BlockRouteError(f"uncertain: parameter {name!r} enters neither the dynamics "
                                   "nor the equilibrium of the model")
         if isinstance(value, UReal):
@@ -295,6 +298,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
                         outputs: Sequence[str] | None = None,
                         params: Mapping[str, float] | None = None,
                         guess: Mapping[str, float] | None = None,
+                        kind: str = "static", spin: Mapping[str, Any] | None = None,
                         drop_integrators: bool = False) -> UncertainLinearization:
     """Uncertain linear model (LFT) of a multibody model around a static equilibrium.
 
@@ -334,6 +338,12 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         (default: the model's defaults).
     guess : mapping of str to float, optional
         Initial values of trim unknowns, as :func:`titop_lpv.trim`.
+    kind : {"static", "spin"}, optional
+        The equilibrium, as :func:`titop_lpv.trim`: a static one, or a steady spin of the
+        floating base (without gravity or inertial-frame loads), whose cyclic states
+        (position, attitude) the model leaves out, as :func:`titop_lpv.linearize` does.
+    spin : mapping, optional
+        The spin, as :func:`titop_lpv.trim` (``body``, ``axis``, ``rate``).
     drop_integrators : bool, optional
         Drop the floating base's position and Euler-angle states that nothing else depends
         on (pure integrators, as :func:`titop_lpv.linearize` does) and, with the default
@@ -383,20 +393,30 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     sched = scheduled_specs(model, dict(scheduling or {}), free_list, fixed_map)
     if not uncertain and not sched:
         raise BlockRouteError("give at least one uncertain parameter or scheduled position")
-    ureals = _parameters(model, uncertain, values) if uncertain else {}
+    rate = (spin or {}).get("rate")
+    spin_rate = (resolve(rate, model.param_names, "parameter", context="spin.rate")
+                 if isinstance(rate, str) else None)
+    ureals = _parameters(model, uncertain, values, spin_rate) if uncertain else {}
     check_model(model, list(ureals))
     values.update({n: p.nominal for n, p in ureals.items()})
+    spin_kw = {"kind": kind, "spin": spin} if kind != "static" or spin is not None else {}
+    if kind == "spin":
+        check_spin(model, (spin or {}).get("body"), values, list(ureals))
     op = trim(model, free=free_list, fixed={**fixed_map, **{k: v[2] for k, v in sched.items()}},
-              params=values, guess=guess)
+              params=values, guess=guess, **spin_kw)
     if not op.success:
         raise BlockRouteError(f"the nominal equilibrium could not be trimmed: {op.message}")
-    found = survey(model, op, ureals, sched, {"free": free_list, "fixed": fixed_map})
+    trim_kwargs = {"free": free_list, "fixed": fixed_map, **spin_kw}
+    found = survey(model, op, ureals, sched, trim_kwargs)
     config: dict[str, UReal] = {}
     joints: dict[str, tuple[str, float, bool]] = {}
     # covered: the parameters whose ends move the equilibrium (all of them when it moves only
     # under combined variations)
     movers = found.movers or (set(ureals) if found.moving else set())
     kinds: dict[str, str] = {n: "covered" if n in movers else "exact" for n in ureals}
+    rate_param = (op.spin or {}).get("rate_param")
+    if rate_param in kinds:  # the spin rate named by the spin spec
+        kinds[rate_param] = "scheduled"
     for state, (lo, hi, nom) in sched.items():
         angle = is_angle(model, state)
         config[state] = angle_parameter(state, nom, lo, hi, angle)
@@ -428,7 +448,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         Gr, dropped = _drop_integrators(model, Gr, explicit=outputs is not None)
     return UncertainLinearization.wrap(Gr, kinds, op, repeats, found.points, model=model,
                                        dropped=dropped,
-                                       trim_kwargs={"free": free_list, "fixed": fixed_map},
+                                       trim_kwargs=trim_kwargs,
                                        joints=joints, vertices=found.vertices)
 
 
