@@ -4,8 +4,9 @@ Block diagrams of TITOP blocks close algebraic loops (a body's wrench depends on
 acceleration, which depends on the joint acceleration its wrench determines);
 ``control.interconnect`` refuses those. Here every block is appended into one system and all
 internal connections are closed at once by a lower LFT with the identity,
-``F_l(G, I) = G11 + G12 (I − G22)⁻¹ G21``, an LFT-preserving operation that solves the
-loops exactly (and fails with a typed error where they are singular).
+``F_l(G, I) = G11 + G12 (I − G22)⁻¹ G21``, on the LFT data (Δ channels pulled out): an
+LFT-preserving operation that solves the loops exactly, with one LU factorisation (and fails
+with a typed error where they are singular).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any
 
 import control
 import numpy as np
+import scipy.linalg
 
 from ..exceptions import TitopError
-from ..robust.lft import lft_lower
 from ..robust.ops import append, uss
 from ..robust.uss import USS
 
@@ -85,23 +86,41 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
         k = (list(inputs).index(s) if s in external
              else len(inputs) + sources.index(aliases.get(s, s)))
         drive[j, k] = 1.0
-    order_out = [outs.index(s) for s in [*outputs, *sources]]
-    # select and order the signals on the LFT data directly (the Δ channels come first)
+    # close every internal connection on the LFT data directly (the Δ channels come first):
+    # u_int = y_src, so with L = I − D[src, int] the closed system is the lower LFT with the
+    # identity, solved by one LU factorisation
     M, delta = G.lftdata()
     A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
     nw, nz = delta.nw, delta.nz
-    Bp = np.hstack([B[:, :nw], B[:, nw:] @ drive])
-    rows = np.r_[np.arange(nz), nz + np.asarray(order_out, dtype=int)].astype(int)
-    Dr = D[rows]
-    Dp = np.hstack([Dr[:, :nw], Dr[:, nw:] @ drive])
-    Mp = control.ss(A, Bp, C[rows], Dp)
-    internal = sources
-    Gp = USS(Mp, delta, list(G.params.values()), states=G.state_labels,
-             inputs=[f"i{k}" for k in range(drive.shape[1])],
-             outputs=[f"o{k}" for k in range(len(order_out))])
-    closed = lft_lower(Gp, np.eye(len(internal))) if internal else Gp
-    return uss(closed, inputs=list(inputs), outputs=list(outputs), states=G.state_labels,
-               name=name)
+    Bd = np.hstack([B[:, :nw], B[:, nw:] @ drive])
+    Dd = np.hstack([D[:, :nw], D[:, nw:] @ drive])
+    n_ext = len(inputs)
+    ext_cols = np.r_[np.arange(nw), nw + np.arange(n_ext)].astype(int)
+    int_cols = nw + n_ext + np.arange(len(sources))
+    out_rows = np.r_[np.arange(nz), nz + np.asarray([outs.index(o) for o in outputs],
+                                                     dtype=int)].astype(int)
+    src_rows = nz + np.asarray([outs.index(o) for o in sources], dtype=int)
+    if len(sources):
+        L = np.eye(len(sources)) - Dd[np.ix_(src_rows, int_cols)]
+        lu, piv = scipy.linalg.lu_factor(L, check_finite=True)
+        rcond = scipy.linalg.lapack.dgecon(lu, np.linalg.norm(L, 1), norm="1")[0]
+        if not rcond > 1e-14:
+            raise AssemblyError(f"the connections form a singular algebraic loop (reciprocal "
+                                f"condition {rcond:.3g}): a joint or the floating base with no "
+                                "inertia along its motion?")
+        # the internal signals: u_int = L⁻¹ (C_src x + D[src, ext] u_ext)
+        K = scipy.linalg.lu_solve((lu, piv), np.hstack([C[src_rows],
+                                                        Dd[np.ix_(src_rows, ext_cols)]]))
+        Kx, Ku = K[:, :A.shape[0]], K[:, A.shape[0]:]
+        Bi, Di = Bd[:, int_cols], Dd[np.ix_(out_rows, int_cols)]
+        A2 = A + Bi @ Kx
+        B2 = Bd[:, ext_cols] + Bi @ Ku
+        C2 = C[out_rows] + Di @ Kx
+        D2 = Dd[np.ix_(out_rows, ext_cols)] + Di @ Ku
+    else:
+        A2, B2, C2, D2 = A, Bd[:, ext_cols], C[out_rows], Dd[np.ix_(out_rows, ext_cols)]
+    return USS(control.ss(A2, B2, C2, D2), delta, list(G.params.values()),
+               inputs=list(inputs), outputs=list(outputs), states=G.state_labels, name=name)
 
 
 def reorder_states(G: USS, states: Sequence[str]) -> USS:
