@@ -501,3 +501,25 @@ def test_spins_the_block_route_does_not_build_are_refused() -> None:
         tl.linearize_uncertain(model, ["panel1.q", "panel2.q"], kind="spin", spin=spin,
                                uncertain={"d_hinge": (1.0, 3.0)}, inputs=[],
                                outputs=["panel1_q"])
+
+
+def test_balloon_with_its_four_masses_uncertain() -> None:
+    # masses move the hanging equilibrium (the balloon tilts with the centre of mass): the
+    # tilt and the joint positions become equilibrium blocks; buoyancy follows the total mass
+    desc = read_description(ROOT / "examples" / "balloon.toml")
+    for body in desc["bodies"]:
+        name = f"m_{body['name']}"
+        desc["parameters"][name] = {"value": body["mass"], "min": 0.8 * body["mass"],
+                                    "max": 1.2 * body["mass"], "unit": "kg"}
+        body["mass"] = name
+    model = _load(desc)
+    outputs = ["pendulum2_q", "balloon_phi"]
+    names = [f"m_{b}" for b in model.body_names]
+    G = tl.linearize_uncertain(model, BALLOON_FREE, guess=HANGING, uncertain=names,
+                               inputs=["slider_tau"], outputs=outputs)
+    op0 = G.operating_point
+    for values in _box_points(G, 6, seed=12)[:6 + 4]:
+        values = {k: v for k, v in values.items() if k in names}
+        op = tl.trim(model, BALLOON_FREE, params=values, x0=op0.x)
+        ref = tl.linearize(model, op, inputs=["slider_tau"], outputs=outputs)
+        _assert_same(G.at(values), ref, f"balloon masses at {values}")
