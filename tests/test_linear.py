@@ -335,10 +335,34 @@ def test_off_centre_balloon_covered_with_its_tilt() -> None:
         _assert_same(G.at(values), ref, f"off-centre balloon at {values}")
 
 
-def test_loop_closures_and_uncertain_joint_geometry_are_refused() -> None:
+def test_four_bar_loop_closure_by_blocks() -> None:
+    # the loop-closure spring-damper is linearised at the substructure level (complex step of
+    # its wrenches per stiffness and damping component); a stiff loop: trims at 1e-8
+    from titop_lpv.linear.assemble import assemble
+
     four_bar = _load(ROOT / "examples" / "four_bar.toml")
+    free = ["crank.q", "coupler.q", "rocker.q"]
+    op = tl.trim(four_bar, free=free, tol=1e-8)
+    ref = tl.linearize(four_bar, op)
+    G = assemble(four_bar, op, {}, inputs=[], outputs=list(four_bar.state_names))
+    assert np.max(np.abs(np.asarray(G.nominal().A) - ref.A)) <= 1e-11 * np.max(np.abs(ref.A))
+    outputs = ["crank_q", "rocker_q"]
+    G = tl.linearize_uncertain(four_bar, free, uncertain={"d_loop": (100.0, 300.0)},
+                               outputs=outputs, tol=1e-8)
+    assert G.kinds == {"d_loop": "exact"}
+    for d in (100.0, 170.0, 300.0):
+        op = tl.trim(four_bar, free=free, params={"d_loop": d}, x0=G.operating_point.x,
+                     tol=1e-8)
+        _assert_same(G.at({"d_loop": d}), tl.linearize(four_bar, op, outputs=outputs),
+                     f"four-bar at d_loop = {d}")
+    # its stiffness moves the (slightly sagging) equilibrium: loops with a moving
+    # configuration are refused
     with pytest.raises(tl.BlockRouteError, match="loop-closure"):
-        tl.linearize_uncertain(four_bar, ["crank.q"], uncertain={"d_loop": (100.0, 300.0)})
+        tl.linearize_uncertain(four_bar, free, uncertain={"k_loop": (5e5, 2e6)},
+                               outputs=outputs, tol=1e-7)
+
+
+def test_uncertain_joint_geometry_is_refused() -> None:
     desc = read_description(ROOT / "examples" / "robot_arm.toml")
     desc["parameters"]["tilt"] = {"value": 1.0, "min": 0.9, "max": 1.1}
     desc["bodies"][1]["joint"]["axis"] = [0, "tilt", 0]

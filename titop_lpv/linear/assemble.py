@@ -35,6 +35,7 @@ from .blocks import (
     zero_source,
 )
 from .connect import connect, reorder_states
+from .loops import loop_block, loop_wrench_terms
 from .sensors import joint_kinematics, sensor
 from .values import (
     Value,
@@ -94,13 +95,17 @@ def check_model(model: Model, uncertain: Sequence[str]) -> None:
     Raises
     ------
     BlockRouteError
-        Loop-closure spring-dampers; a joint rotation or axis that depends on an uncertain
-        parameter.
+        A loop-closure attachment point, a joint rotation or axis that depends on an
+        uncertain parameter.
     """
     problems = []
-    if model.loops.a.size:
-        problems.append(f"loop-closure spring-dampers {list(model.loops.names)}")
     index = {model.param_names.index(n) for n in uncertain}
+    lp = model.loops
+    used = sorted({model.param_names[int(p)] for p in model.slot_param[
+        np.r_[np.ravel(lp.point_a), np.ravel(lp.point_b)].astype(int)] if int(p) in index})
+    if used:
+        problems.append(f"loop-closure attachment points depend on the uncertain "
+                        f"parameter(s) {used} (they must be certain)")
     for i, b in enumerate(model.body_names):
         slots = np.r_[np.ravel(model.slots.rot[i]), np.ravel(model.slots.axis[i])]
         used = sorted({model.param_names[int(p)] for p in model.slot_param[slots]
@@ -325,6 +330,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                      [3, 3], [3, 3])
         XT[i] = stack([[Pab[i], None], [matmul(Pab[i], sk), Pab[i]]], [3, 3], [3, 3])
     w_load, th_load, gains = _load_terms(model, leaves, PT, u0, inputs)
+    loop_blocks = _loop_blocks(model, leaves, kin, params, w_load, gains, spin, config)
     g = leaves.column(model.slots.gravity)
     mass = [leaves.leaf(int(model.slots.mass[i])) for i in range(n)]
     com = [leaves.column(model.slots.com[i]) for i in range(n)]
@@ -412,8 +418,9 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                             d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
                             actuated=model.tau_column[i] >= 0
                             and f"{b}_tau" in inputs))
+    blocks += loop_blocks
     sensors = [(name, spec) for name, spec in plan.items() if spec is not None]
-    if spin or any(spec.kind in ("position", "velocity", "angular_velocity")
+    if spin or loop_blocks or any(spec.kind in ("position", "velocity", "angular_velocity")
                    for _n, spec in sensors):
         for i, b in enumerate(model.body_names):  # twists and positions along the tree
             if model.kind[i] == FREE:
@@ -467,6 +474,39 @@ def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]
                 matmul(matmul(RT[2], RT[1]), axes[0][:, None])]], [3], [1, 1, 1])
     Gamma = np.linalg.inv(E) if is_certain(E) else E.inv()
     return P, PT, (Gamma, E)
+
+
+def _loop_blocks(model: Model, leaves: _Leaves, kin: Any, params: Mapping[str, float],
+                 w_load: dict[int, Value], gains: dict[int, dict[str, Value]], spin: bool,
+                 config: Mapping[str, UReal]) -> list[USS]:
+    """The loop-closure blocks; their nominal wrenches go into ``w_load`` and their outputs
+    into the two bodies' ``gains`` (wrench inputs)."""
+    lp = model.loops
+    if not lp.a.size:
+        return []
+    if spin or config:
+        raise BlockRouteError("loop-closure spring-dampers with a steady spin or with a "
+                              "moving (scheduled or covered) configuration: not built by the "
+                              "block route")
+    ph = model.physics(dict(params))
+    blocks = []
+    for k in range(lp.a.size):
+        a, b = int(lp.a[k]), int(lp.b[k])
+        geometry = (np.asarray(kin.r[a], float), np.asarray(kin.P[a], float),
+                    np.asarray(ph.loop_point_a[k], float), np.asarray(kin.r[b], float),
+                    np.asarray(kin.P[b], float), np.asarray(ph.loop_point_b[k], float))
+        comps = [leaves.leaf(int(s)) for s in np.r_[lp.k[k], lp.d[k]]]
+        label = f"loop{k}"
+        block, Wa, Wb = loop_block(label, model.body_names[a], model.body_names[b],
+                                   loop_wrench_terms(geometry), comps)
+        blocks.append(block)
+        for body, W, side in ((a, Wa, "Wa"), (b, Wb, "Wb")):
+            w_load[body] = add(w_load.get(body), W)
+            for j in range(6):
+                e = np.zeros((6, 1))
+                e[j] = 1.0
+                gains.setdefault(body, {})[f"{label}_{side}{j}"] = e
+    return blocks
 
 
 def check_spin(model: Model, body: Any, params: Mapping[str, float],

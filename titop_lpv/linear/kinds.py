@@ -234,7 +234,7 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     for values in points:
         p = {k: v for k, v in values.items() if k in params}
         s = {k: v for k, v in values.items() if k in scheduled}
-        extra = {k: v for k, v in trim_kwargs.items() if k in ("kind", "spin")}
+        extra = {k: v for k, v in trim_kwargs.items() if k in ("kind", "spin", "tol")}
         other = trim(model, free=trim_kwargs.get("free", ()), fixed={**fixed, **s},
                      params={**op.params, **p}, x0=op.x, **extra)
         if not other.success:

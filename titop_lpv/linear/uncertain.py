@@ -183,7 +183,7 @@ class UncertainLinearization(USS):
                      if kind == "scheduled" and b in self._joints}
             params = {k: v for k, v in out.items() if k in self._op.params}
             fixed = {**dict(self._trim.get("fixed") or {}), **sched}
-            extra = {k: v for k, v in self._trim.items() if k in ("kind", "spin")}
+            extra = {k: v for k, v in self._trim.items() if k in ("kind", "spin", "tol")}
             op = trim(self._model, free=self._trim.get("free", ()), fixed=fixed,
                       params={**self._op.params, **params}, x0=self._op.x, **extra)
             if not op.success:
@@ -299,7 +299,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
                         params: Mapping[str, float] | None = None,
                         guess: Mapping[str, float] | None = None,
                         kind: str = "static", spin: Mapping[str, Any] | None = None,
-                        drop_integrators: bool = False) -> UncertainLinearization:
+                        drop_integrators: bool = False, tol: float = 1e-10
+                        ) -> UncertainLinearization:
     """Uncertain linear model (LFT) of a multibody model around a static equilibrium.
 
     The equilibrium is trimmed at the nominal values; the box is surveyed to find the kind
@@ -344,6 +345,10 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         (position, attitude) the model leaves out, as :func:`titop_lpv.linearize` does.
     spin : mapping, optional
         The spin, as :func:`titop_lpv.trim` (``body``, ``axis``, ``rate``).
+    tol : float, optional
+        Residual tolerance of every trim (the nominal one and the survey's), as
+        :func:`titop_lpv.trim` [m/s², rad/s²]; default 1e-10. A very stiff model (a loop
+        closure of 1e6 N/m) may need a larger one.
     drop_integrators : bool, optional
         Drop the floating base's position and Euler-angle states that nothing else depends
         on (pure integrators, as :func:`titop_lpv.linearize` does) and, with the default
@@ -399,7 +404,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     ureals = _parameters(model, uncertain, values, spin_rate) if uncertain else {}
     check_model(model, list(ureals))
     values.update({n: p.nominal for n, p in ureals.items()})
-    spin_kw = {"kind": kind, "spin": spin} if kind != "static" or spin is not None else {}
+    spin_kw: dict[str, Any] = {"tol": float(tol)}
+    if kind != "static" or spin is not None:
+        spin_kw.update(kind=kind, spin=spin)
     if kind == "spin":
         check_spin(model, (spin or {}).get("body"), values, list(ureals))
     op = trim(model, free=free_list, fixed={**fixed_map, **{k: v[2] for k, v in sched.items()}},
