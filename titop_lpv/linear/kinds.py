@@ -39,9 +39,39 @@ __all__ = [
     "check_points",
     "is_angle",
     "psi",
+    "range_of",
     "scheduled_specs",
     "survey",
 ]
+
+
+def range_of(spec: Any, where: str, name: str) -> tuple[float, float]:
+    """A ``(lo, hi)`` pair given for ``name`` in the argument ``where``, as floats.
+
+    Parameters
+    ----------
+    spec : object
+        What was given.
+    where : str
+        The argument (for the message).
+    name : str
+        The parameter or state it was given for.
+
+    Returns
+    -------
+    (float, float)
+
+    Raises
+    ------
+    BlockRouteError
+        Not a pair of numbers.
+    """
+    try:
+        lo, hi = (float(v) for v in spec)
+    except (TypeError, ValueError):
+        raise BlockRouteError(f"{where}: {name!r} must map to (lo, hi) or a ureal, "
+                              f"got {spec!r}") from None
+    return lo, hi
 
 
 def is_angle(model: Model, state: str) -> bool:
@@ -292,11 +322,7 @@ def scheduled_specs(model: Model, scheduling: Mapping[str, Any], free: Sequence[
         if isinstance(spec, UReal):
             lo, hi, nom = spec.lo, spec.hi, spec.nominal
         else:
-            try:
-                lo, hi = (float(v) for v in spec)
-            except (TypeError, ValueError):
-                raise BlockRouteError(f"scheduling: {name!r} must map to (lo, hi) or a ureal, "
-                                      f"got {spec!r}") from None
+            lo, hi = range_of(spec, "scheduling", name)
             nom = 0.5 * (lo + hi)
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise BlockRouteError(f"scheduling: {name!r} needs a finite range lo < hi")

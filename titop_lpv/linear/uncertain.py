@@ -27,7 +27,15 @@ from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
 from .assemble import BlockRouteError, assemble, check_model, check_spin
-from .kinds import EQUILIBRIUM_RTOL, angle_parameter, is_angle, psi, scheduled_specs, survey
+from .kinds import (
+    EQUILIBRIUM_RTOL,
+    angle_parameter,
+    is_angle,
+    psi,
+    range_of,
+    scheduled_specs,
+    survey,
+)
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
 
@@ -276,11 +284,7 @@ def _parameters(model: Model, uncertain: Iterable[str] | Mapping[str, Any],
                         f"range, uncertain={{{name!r}: (lo, hi)}}")
                 lo, hi = lo_decl, hi_decl
             else:
-                try:
-                    lo, hi = (float(v) for v in value)
-                except (TypeError, ValueError):
-                    raise BlockRouteError(f"uncertain: {name!r} must map to (lo, hi) or a "
-                                          f"ureal, got {value!r}") from None
+                lo, hi = range_of(value, "uncertain", name)
             p = ureal(name, float(nominal[name]), range=(lo, hi))
         if p.lo < lo_decl or p.hi > hi_decl:
             raise ParameterError(f"parameter {name!r}: range [{p.lo:.6g}, {p.hi:.6g}] outside "
