@@ -547,3 +547,20 @@ def test_balloon_with_its_four_masses_uncertain() -> None:
         op = tl.trim(model, BALLOON_FREE, params=values, x0=op0.x)
         ref = tl.linearize(model, op, inputs=["slider_tau"], outputs=outputs)
         _assert_same(G.at(values), ref, f"balloon masses at {values}")
+
+
+def test_small_couplings_survive_the_repetition_reduction() -> None:
+    # the balloon-borne telescope: couplings of 1e-4 (the balloon's momenta) beside LFT
+    # entries of 1e4; a reduction whose rank tolerance is relative to ‖M‖₂ alone dropped them
+    # (the nominal plant was off by 1.5e-5); linearize_uncertain checks its reduction
+    model = _load(ROOT / "examples" / "telescope.toml")
+    free = ["balloon.phi", "balloon.theta", "swivel.q", "ladder.q", "telescope_tau"]
+    fixed = {"telescope.q": 0.5}
+    kw = {"inputs": ["telescope_tau"], "outputs": ["telescope_q", "ladder_q"]}
+    G = tl.linearize_uncertain(model, free, fixed,
+                               uncertain={"k": (1400.0, 2600.0), "m_g": (450.0, 550.0)}, **kw)
+    assert G.kinds == {"k": "exact", "m_g": "covered", "ladder_q_eq": "equilibrium"}
+    for values in ({"k": 2000.0, "m_g": 500.0}, {"k": 1400.0, "m_g": 550.0},
+                   {"k": 2600.0, "m_g": 450.0}):
+        op = tl.trim(model, free, fixed, params=values, x0=G.operating_point.x)
+        _assert_same(G.at(values), tl.linearize(model, op, **kw), f"telescope at {values}")

@@ -446,7 +446,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
                 context="outputs") for o in outputs]
     G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config)
-    Gr, repeats = reduce_lft(G)
+    Gr, repeats = _reduce_checked(G)
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
     idle = [n for n in kinds if n not in Gr.params]
@@ -492,3 +492,39 @@ def _drop_integrators(model: Model, G: USS, *, explicit: bool
         raise BlockRouteError(f"outputs {list(gone)} depend on the dropped integrator states "
                               f"{[names[k] for k in drop]}: leave them out, or keep the states")
     return Gd, (tuple(names[k] for k in drop), gone)
+
+
+REDUCTION_TOLERANCES = (1e-13, 1e-15)  # rank tolerances tried, relative to ‖M‖₂
+REDUCTION_RTOL = 1e-11  # largest change of [A B; C D] a reduction may make, relative
+
+
+def _reduce_checked(G: USS) -> tuple[USS, dict[str, tuple[int, int]]]:
+    """Remove Δ repetitions that do not change the model, and check that they do not.
+
+    The reduction's rank decisions are relative to ‖M‖₂, which mixes the scales of every
+    channel: a small but real channel can fall under the threshold (a free balloon's
+    1e-4 couplings beside 1e4 entries). So the reduced model is compared with the assembled
+    one at the nominal values and at seeded points of the box; the loosest tolerance that
+    keeps every matrix within :data:`REDUCTION_RTOL` is kept, else no reduction.
+    """
+    rng = np.random.default_rng(0)
+    names = list(G.params)
+    points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in names} for _ in range(4)]
+    reference = [_matrices(G.at_delta(d)) for d in points]
+    scale = max(1.0, *(float(np.max(np.abs(m), initial=0.0)) for m in reference))
+    for tol in REDUCTION_TOLERANCES:
+        Gr, repeats = reduce_lft(G, tol=tol)
+        if set(Gr.params) == set(names):
+            got = [_matrices(Gr.at_delta(d)) for d in points]
+        else:  # a parameter dropped: compare with it at its nominal value
+            got = [_matrices(Gr.at_delta({k: v for k, v in d.items() if k in Gr.params}))
+                   for d in points]
+        gap = max(float(np.max(np.abs(a - b), initial=0.0)) for a, b in zip(got, reference))
+        if gap <= REDUCTION_RTOL * scale:
+            return Gr, repeats
+    return G, {b.name: (b.repeats, b.repeats) for b in G.delta}
+
+
+def _matrices(S: Any) -> np.ndarray:
+    A, B, C, D = (np.asarray(getattr(S, m), dtype=float) for m in "ABCD")
+    return np.block([[A, B], [C, D]]) if A.size or B.size or C.size else D
