@@ -94,7 +94,7 @@ from .analysis.trim import TrimError, TrimSpecError, trim
 
 # isort: split
 # layer 5, linear: linear TITOP blocks assembled into uncertain models
-from .linear.assemble import BlockRouteError
+from .linear.errors import BlockRouteError
 from .linear.uncertain import UncertainLinearization, linearize_uncertain
 
 # isort: split

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ..analysis.operating_point import OperatingPoint
-from ..exceptions import TitopError
 from ..model.compiled import Model
 from ..multibody.inverse_dynamics import mass_matrix
 from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
@@ -35,8 +34,10 @@ from .blocks import (
     zero_source,
 )
 from .connect import connect, reorder_states
+from .errors import BlockRouteError
 from .loops import loop_block, loop_wrench_terms
 from .sensors import joint_kinematics, sensor
+from .spin import check_spin, dX_twist, velocity_products
 from .values import (
     Value,
     add,
@@ -50,14 +51,10 @@ from .values import (
     value_matrix,
 )
 
-__all__ = ["BlockRouteError", "assemble", "check_model", "check_spin", "output_plan"]
+__all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
 
 _KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
 _EYE3 = np.eye(3)
-
-
-class BlockRouteError(TitopError, ValueError):
-    """A model, an equilibrium or a parameter that the block route cannot express."""
 
 
 class _Leaves:
@@ -364,7 +361,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                       [matmul(scale(mass[i], skew_of(com[i])), g_body[i])]], [3, 3], [1])
         total = add(grav, w_load.get(i))
         if spin:  # the velocity products at the spin: C(x') D x' (centrifugal, gyroscopic)
-            total = add(total, scale(-1.0, _velocity_products(D_P[i], twv[i])[0]))
+            total = add(total, scale(-1.0, velocity_products(D_P[i], twv[i])[0]))
         for c in children[i]:
             tau_t = stack([[_EYE3, None], [skew_of(port[c]), _EYE3]], [3, 3], [3, 3])
             total = add(total, matmul(tau_t, matmul(XT[c], W0[c])))
@@ -377,7 +374,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         blocks.append(rigid_body(b, mass[i], leaves.matrix(model.slots.inertia[i]), com[i],
                                  children=kids, gravity=g_body[i],
                                  theta_gain=th_load.get(i), input_gains=gains.get(i),
-                                 gyro=_velocity_products(D_P[i], twv[i])[1] if spin else None))
+                                 gyro=velocity_products(D_P[i], twv[i])[1] if spin else None))
         kind = int(model.kind[i])
         if kind == FREE:
             base = model.base_index
@@ -428,7 +425,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             par = int(model.parent[i])
             dX_v = None
             if spin and model.kind[i] in (REVOLUTE, PRISMATIC) and par >= 0:
-                dX_v = _dX_twist(int(model.kind[i]), PabT[i], axis[i], port[i], twv[par])
+                dX_v = dX_twist(int(model.kind[i]), PabT[i], axis[i], port[i], twv[par])
             blocks.append(joint_kinematics(
                 b, model.body_names[par] if par >= 0 else None, X=X[i], port=port[i],
                 P_parent=Pv[par] if par >= 0 else np.eye(3), P_child=Pv[i], axis=axis[i],
@@ -507,74 +504,6 @@ def _loop_blocks(model: Model, leaves: _Leaves, kin: Any, params: Mapping[str, f
                 e[j] = 1.0
                 gains.setdefault(body, {})[f"{label}_{side}{j}"] = e
     return blocks
-
-
-def check_spin(model: Model, body: Any, params: Mapping[str, float],
-               uncertain: Sequence[str] = ()) -> None:
-    """Refuse a steady spin the block route does not build, naming why: it builds spins of
-    the floating base without gravity and without inertial-frame loads or inputs (the
-    base's attitude, cyclic, then enters no block).
-
-    Parameters
-    ----------
-    model : Model
-        The compiled model.
-    body : str
-        The spinning body.
-    params : mapping of str to float
-        Parameter values.
-    uncertain : sequence of str, optional
-        Parameters kept uncertain (gravity must not depend on them).
-
-    Raises
-    ------
-    BlockRouteError
-        A spinning body other than the floating base, gravity, buoyancy or an inertial-frame
-        load or wrench input.
-    """
-    base = model.body_names[0] if model.floating_base else None
-    if body != base:
-        raise BlockRouteError(f"steady spin of {body!r}: the block route builds spins of the "
-                              "floating base only")
-    g_slots = np.ravel(model.slots.gravity)
-    index = {model.param_names.index(n) for n in uncertain}
-    if np.any(model.physics(dict(params)).gravity != 0.0) or any(
-            int(p) in index for p in model.slot_param[g_slots]):
-        raise BlockRouteError("steady spin under gravity: the block route builds spins "
-                              "without gravity")
-    lds, wi = model.loads, model.wrench_inputs
-    if np.any(lds.kind == 0) or np.any((lds.kind > 0) & ~lds.body_frame) or np.any(
-            ~wi.body_frame):
-        raise BlockRouteError("steady spin with buoyancy or inertial-frame loads or inputs: "
-                              "not built by the block route")
-
-
-def _velocity_products(D: Value, tw: Value) -> tuple[Value, Value]:
-    """``p = C(x') D x'`` at the twist ``tw`` (6×1) and its Jacobian ``∂p/∂x'`` (6×6)."""
-    top, bottom = np.hstack([_EYE3, np.zeros((3, 3))]), np.hstack([np.zeros((3, 3)), _EYE3])
-    h = matmul(D, tw)
-    h_l, h_a = matmul(top, h), matmul(bottom, h)
-    D_l, D_a = matmul(top, D), matmul(bottom, D)
-    sw, sv = skew_of(matmul(bottom, tw)), skew_of(matmul(top, tw))
-    p = stack([[matmul(sw, h_l)], [add(matmul(sv, h_l), matmul(sw, h_a))]], [3, 3], [1])
-    J = add(stack([[matmul(sw, D_l)], [add(matmul(sv, D_l), matmul(sw, D_a))]], [3, 3], [6]),
-            stack([[None, scale(-1.0, skew_of(h_l))],
-                   [scale(-1.0, skew_of(h_l)), scale(-1.0, skew_of(h_a))]], [3, 3], [3, 3]))
-    return p, J
-
-
-def _dX_twist(kind: int, PabT: Value, axis: np.ndarray, port: Value, tw_parent: Value
-              ) -> Value:
-    """``∂X/∂q`` times the parent port's nominal twist (twist deviation from ``δq``);
-    ``PabT`` is ``P_{c/p}ᵀ`` at the equilibrium."""
-    tau = stack([[_EYE3, scale(-1.0, skew_of(port))], [None, _EYE3]], [3, 3], [3, 3])
-    xc = matmul(tau, tw_parent)  # twist of the port, parent frame
-    rR = scale(-1.0, matmul(_skew(axis), PabT))
-    if kind == REVOLUTE:  # ∂Rᵀ/∂q = −(*r) Rᵀ on both halves
-        dX = stack([[rR, None], [None, rR]], [3, 3], [3, 3])
-    else:  # prismatic: ∂X/∂q = [[0, −(*t) Rᵀ], [0, 0]]
-        dX = stack([[None, rR], [None, None]], [3, 3], [3, 3])
-    return matmul(dX, xc)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:

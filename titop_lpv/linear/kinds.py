@@ -30,7 +30,7 @@ from ..analysis.trim import trim
 from ..model.compiled import Model
 from ..multibody.joints import FREE, PRISMATIC, REVOLUTE
 from ..robust.atoms import UReal, ureal
-from .assemble import BlockRouteError
+from .errors import BlockRouteError
 
 __all__ = [
     "EQUILIBRIUM_RTOL",

@@ -26,7 +26,8 @@ from ..robust.atoms import UReal, ureal
 from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
-from .assemble import BlockRouteError, assemble, check_model, check_spin
+from .assemble import assemble, check_model
+from .errors import BlockRouteError
 from .kinds import (
     EQUILIBRIUM_RTOL,
     angle_parameter,
@@ -36,6 +37,7 @@ from .kinds import (
     scheduled_specs,
     survey,
 )
+from .spin import check_spin
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
 
