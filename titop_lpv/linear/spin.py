@@ -71,7 +71,20 @@ def check_spin(model: Model, body: Any, params: Mapping[str, float],
 
 
 def velocity_products(D: Value, tw: Value) -> tuple[Value, Value]:
-    """``p = C(x') D x'`` at the twist ``tw`` (6×1) and its Jacobian ``∂p/∂x'`` (6×6)."""
+    """``p = C(x') D x'`` at the twist ``tw`` and its Jacobian ``∂p/∂x'`` (6×6).
+
+    Parameters
+    ----------
+    D : ndarray or USS, 6×6
+        ``D_P`` of the body at its origin.
+    tw : ndarray or USS, 6×1
+        Its nominal twist ``[v; ω]`` [m/s, rad/s], body frame.
+
+    Returns
+    -------
+    (ndarray or USS, ndarray or USS)
+        ``p`` (6×1) [N, N m] and ``∂p/∂x'`` (6×6).
+    """
     top, bottom = np.hstack([_EYE3, np.zeros((3, 3))]), np.hstack([np.zeros((3, 3)), _EYE3])
     h = matmul(D, tw)
     h_l, h_a = matmul(top, h), matmul(bottom, h)
@@ -86,8 +99,25 @@ def velocity_products(D: Value, tw: Value) -> tuple[Value, Value]:
 
 def dX_twist(kind: int, PabT: Value, axis: np.ndarray, port: Value, tw_parent: Value
               ) -> Value:
-    """``∂X/∂q`` times the parent port's nominal twist (twist deviation from ``δq``);
-    ``PabT`` is ``P_{c/p}ᵀ`` at the equilibrium."""
+    """``∂X/∂q`` times the parent port's nominal twist: the twist deviation from ``δq``.
+
+    Parameters
+    ----------
+    kind : int
+        Joint kind (revolute or prismatic, :mod:`titop_lpv.multibody.joints`).
+    PabT : ndarray or USS, 3×3
+        ``P_{c/p}ᵀ`` at the equilibrium.
+    axis : ndarray (3,)
+        Unit joint axis, child frame.
+    port : ndarray or USS, 3×1
+        The parent port [m], parent frame.
+    tw_parent : ndarray or USS, 6×1
+        The parent's nominal twist at its origin, parent frame.
+
+    Returns
+    -------
+    ndarray or USS, 6×1
+    """
     tau = stack([[_EYE3, scale(-1.0, skew_of(port))], [None, _EYE3]], [3, 3], [3, 3])
     xc = matmul(tau, tw_parent)  # twist of the port, parent frame
     rR = scale(-1.0, matmul(_skew(axis), PabT))
