@@ -564,3 +564,51 @@ def test_small_couplings_survive_the_repetition_reduction() -> None:
                    {"k": 2600.0, "m_g": 450.0}):
         op = tl.trim(model, free, fixed, params=values, x0=G.operating_point.x)
         _assert_same(G.at(values), tl.linearize(model, op, **kw), f"telescope at {values}")
+
+
+def _turntable() -> tl.Model:
+    """A turntable spinning about the vertical (gravity along the axis) carrying an arm on a
+    torsional hinge: centrifugal loads lift the arm."""
+    return _load({
+        "name": "turntable", "gravity": [0.0, 0.0, -9.81],
+        "parameters": {"k_arm": {"value": 40.0, "min": 20.0, "max": 80.0},
+                       "d_arm": {"value": 0.5, "min": 0.2, "max": 1.0},
+                       "Omega": {"value": 3.0, "min": 1.0, "max": 4.0, "unit": "rad/s"}},
+        "bodies": [
+            {"name": "table", "joint": {"type": "revolute", "axis": [0, 0, 1], "damping": 0.2,
+                                        "actuated": True},
+             "mass": 10.0, "inertia": [[1, 0, 0], [0, 1, 0], [0, 0, 1.8]],
+             "ports": {"hinge": [0.5, 0.0, 0.2]}},
+            {"name": "arm", "parent": "table.hinge",
+             "joint": {"type": "revolute", "axis": [0, 1, 0], "stiffness": "k_arm",
+                       "damping": "d_arm", "rest": 0.3},
+             "mass": 2.0, "com": [0.4, 0.0, 0.0],
+             "inertia": [[0.01, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},
+        ]})
+
+
+def test_spinning_revolute_joint_rate_scheduled_arm_covered() -> None:
+    from titop_lpv.linear.assemble import assemble
+
+    model = _turntable()
+    free = ["arm.q", "table_tau"]
+    for rate in (1.0, -2.0, 3.5):  # the nominal assembly, table angle cyclic
+        op = tl.trim(model, free, kind="spin", spin={"body": "table", "axis": [0, 0, 1],
+                                                     "rate": rate})
+        ref = tl.linearize(model, op, inputs=["table_tau"])
+        G = assemble(model, op, {}, inputs=["table_tau"], outputs=list(ref.state_labels))
+        assert G.state_labels == list(ref.state_labels) == ["table_qd", "arm_q", "arm_qd"]
+        assert np.max(np.abs(np.asarray(G.nominal().A) - ref.A)) <= 1e-12 * np.max(
+            np.abs(ref.A))
+    spin = {"body": "table", "axis": [0, 0, 1], "rate": "Omega"}
+    kw = {"inputs": ["table_tau"], "outputs": ["arm_q"]}
+    G = tl.linearize_uncertain(model, free, kind="spin", spin=spin,
+                               uncertain={"Omega": (1.0, 4.0), "k_arm": (20.0, 80.0),
+                                          "d_arm": (0.2, 1.0)}, **kw)
+    assert G.kinds == {"Omega": "scheduled", "k_arm": "covered", "d_arm": "exact",
+                       "arm_q_eq": "equilibrium"}
+    for values in _box_points(G, 8, seed=13)[:8 + 8]:
+        values = {k: v for k, v in values.items() if k in ("Omega", "k_arm", "d_arm")}
+        op = tl.trim(model, free, kind="spin", spin=spin, params=values,
+                     x0=G.operating_point.x)
+        _assert_same(G.at(values), tl.linearize(model, op, **kw), f"turntable at {values}")

@@ -339,21 +339,37 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     # nominal twists (a steady spin: the bodies turn with the base, joint rates zero); they
     # move with the equilibrium where a joint position is a parameter
     twv: list[Any] = [np.asarray(tw0[i], dtype=float)[:, None] for i in range(n)]
+    spinner = model.body_index(op.spin["body"]) if spin else -1  # the spinning body
+    qdv: list[Any] = [0.0] * n  # joint rates: the spinning joint's, zero elsewhere
+    if spin and model.kind[spinner] == REVOLUTE:
+        qdv[spinner] = float(x[model.qd_index[spinner]])
     rate_param = (op.spin or {}).get("rate_param") if spin else None
-    if rate_param in uncertain:  # the spin rate is a parameter: the base twist scales with it
+    if rate_param in uncertain:  # the spin rate is a parameter: the twists scale with it
         rate0 = float(op.spin["rate"])
-        if rate0 == 0.0 or np.max(np.abs(tw0[0][:3])) > 1e-10 * max(1.0, abs(rate0)):
+        lin = tw0[spinner][:3] if model.kind[spinner] == FREE else np.zeros(3)
+        if rate0 == 0.0 or np.max(np.abs(lin)) > 1e-10 * max(1.0, abs(rate0)):
             raise BlockRouteError(f"spin rate {rate_param!r} as a parameter: the nominal rate "
                                   "must be non-zero and the base origin on the spin axis")
-        twv[0] = scalar_times(value_matrix([[uncertain[rate_param]]]),
-                              np.asarray(tw0[0], dtype=float)[:, None] / rate0)
+        omega = value_matrix([[uncertain[rate_param]]])
+        if model.kind[spinner] == FREE:
+            twv[spinner] = scalar_times(omega, np.asarray(tw0[spinner], float)[:, None] / rate0)
+        else:
+            qdv[spinner] = scale(qdv[spinner] / rate0, omega)
     if spin:
         for i in range(n):
             par = int(model.parent[i])
+            if model.kind[i] == FREE:
+                continue
+            S = np.zeros((6, 1))
+            S[3:, 0] = axis[i] if model.kind[i] == REVOLUTE else 0.0
+            joint_rate = matmul(S, value_matrix([[qdv[i]]]) if not hasattr(qdv[i], "delta")
+                                else qdv[i]) if i == spinner else None
             if par >= 0:
                 tau = stack([[_EYE3, scale(-1.0, skew_of(port[i]))], [None, _EYE3]], [3, 3],
                             [3, 3])
-                twv[i] = matmul(X[i], matmul(tau, twv[par]))
+                twv[i] = add(matmul(X[i], matmul(tau, twv[par])), joint_rate)
+            else:
+                twv[i] = add(np.zeros((6, 1)), joint_rate)
     # static pass, tips -> root: the wrench each subtree applies to its parent at equilibrium
     W0: list[Any] = [None] * n
     for i in range(n - 1, -1, -1):
@@ -401,7 +417,10 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             j = vnames.index(f"{b}_qd")
             J_ref = float(M[j, j])
             aliases[f"{b}_qdd_fb"] = f"{b}_qdd"
-            blocks.append(joint_integrator(b))
+            cyclic = i == spinner  # a spinning joint's angle is cyclic: left out
+            blocks.append(joint_integrator(b, cyclic=cyclic))
+            if cyclic:
+                blocks.append(zero_source([f"{b}_q"], f"{b}_zero"))
         c_qd = None
         if spin and kind in (REVOLUTE, PRISMATIC):  # [v × r; ω × r] or [ω × t; 0]
             minus_r = -_skew(axis[i])
@@ -409,8 +428,14 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             w = matmul(np.hstack([np.zeros((3, 3)), _EYE3]), twv[i])
             c_qd = (stack([[matmul(minus_r, v)], [matmul(minus_r, w)]], [3, 3], [1])
                     if kind == REVOLUTE else stack([[matmul(minus_r, w)], [None]], [3, 3], [1]))
+        c_twist = None
+        if i == spinner and kind == REVOLUTE:  # q̇₀ [δv × r; δω × r]: the child's twist turns
+            minus_r = -_skew(axis[i])
+            c_twist = scalar_times(value_matrix([[qdv[i]]]) if not hasattr(qdv[i], "delta")
+                                   else qdv[i], np.kron(np.eye(2), minus_r))
         blocks.append(joint(b, _KIND_NAME[kind], parent=model.parent[i] >= 0, X=X[i],
                             XT=XT[i], dX_W0=dX, RT=PabT[i], axis=axis[i], c_qd=c_qd,
+                            c_twist=c_twist,
                             k=leaves.leaf(int(model.slots.k[i])),
                             d=leaves.leaf(int(model.slots.d[i])), J_ref=J_ref,
                             actuated=model.tau_column[i] >= 0

@@ -198,7 +198,8 @@ def rigid_body(name: str, mass: Any, inertia: Value, com: Value, *,
 def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
           axis: np.ndarray, k: Any, d: Any, J_ref: float, actuated: bool,
           R: np.ndarray | None = None, XT: Value | None = None,
-          RT: Value | None = None, c_qd: Value | None = None) -> USS:
+          RT: Value | None = None, c_qd: Value | None = None,
+          c_twist: Value | None = None) -> USS:
     """The linear block of a one-d.o.f. joint (``kind`` ``"revolute"`` or ``"prismatic"``)
     or of a weld (``kind`` ``"weld"``), around its equilibrium.
 
@@ -233,6 +234,9 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
     c_qd : ndarray or USS, 6×1, optional
         Around a steady spin: ``∂c/∂q̇``, the joint rate's velocity-product acceleration
         (``[v × r; ω × r]`` revolute, ``[ω × t; 0]`` prismatic, at the child's nominal twist).
+    c_twist : ndarray or USS, 6×6, optional
+        Around the steady spin of this joint (rate ``q̇₀``): ``∂c/∂x'_c``,
+        ``q̇₀ [[−(*r), 0], [0, −(*r)]]`` on the child's twist deviation (input ``c_v*``).
 
     Returns
     -------
@@ -251,44 +255,31 @@ def joint(child: str, kind: str, *, parent: bool, X: Value, dX_W0: Value | None,
         S[3:] = axis
     elif kind == "prismatic":
         S[:3] = axis
-    inputs = (signals(f"{child}_ap", 6) + signals(f"{child}_thp", 3) if parent else [])
-    inputs += signals(f"{child}_W", 6)
-    cols = ([6, 3] if parent else []) + [6]
-    if dof:
-        inputs += [f"{child}_q", f"{child}_qd", f"{child}_qdd_fb"]
-        cols += [1, 1, 1]
-        if actuated:
-            inputs += [f"{child}_tau"]
-            cols += [1]
-    outputs = signals(f"{child}_a", 6) + signals(f"{child}_th", 3) + signals(f"{child}_Wp", 6)
-    rows_sz = [6, 3, 6]
     r_th = np.zeros((3, 1))
     if kind == "revolute":
         r_th[:, 0] = axis
-    lead_a = [X, None] if parent else []
-    lead_th = [None, RT] if parent else []
-    lead_w = [None, None] if parent else []
-    row_a = [*lead_a, None]
-    row_th = [*lead_th, None]
-    row_w = [*lead_w, XT]
+    # column groups: (input names, its entries in the rows a, θ, Wp, q̈)
+    groups: list[tuple[list[str], list[Any]]] = []
+    if parent:
+        groups += [(signals(f"{child}_ap", 6), [X, None, None, None]),
+                   (signals(f"{child}_thp", 3), [None, RT, None, None])]
+    groups.append((signals(f"{child}_W", 6), [None, None, XT, S[None, :] / J_ref]))
     if dof:
-        row_a += [None, c_qd, S[:, None]]
-        row_th += [r_th, None, None]
-        row_w += [dX_W0, None, None]
-        row_q = ([None, None] if parent else []) + [S[None, :] / J_ref,
-                                                     scale(-1.0 / J_ref, value_matrix([[k]])),
-                                                     scale(-1.0 / J_ref, value_matrix([[d]])),
-                                                     np.ones((1, 1))]
+        groups += [([f"{child}_q"], [None, r_th, dX_W0, scale(-1.0 / J_ref, value_matrix([[k]]))]),
+                   ([f"{child}_qd"], [c_qd, None, None, scale(-1.0 / J_ref, value_matrix([[d]]))]),
+                   ([f"{child}_qdd_fb"], [S[:, None], None, None, np.ones((1, 1))])]
+        if c_twist is not None:
+            groups.append((signals(f"{child}_v", 6), [c_twist, None, None, None]))
         if actuated:
-            row_a += [None]
-            row_th += [None]
-            row_w += [None]
-            row_q += [np.full((1, 1), 1.0 / J_ref)]
+            groups.append(([f"{child}_tau"], [None, None, None, np.full((1, 1), 1.0 / J_ref)]))
+    n_rows = 4 if dof else 3
+    rows = [[g[1][r] for g in groups] for r in range(n_rows)]
+    rows_sz = [6, 3, 6, 1][:n_rows]
+    cols = [len(g[0]) for g in groups]
+    inputs = [name for g in groups for name in g[0]]
+    outputs = signals(f"{child}_a", 6) + signals(f"{child}_th", 3) + signals(f"{child}_Wp", 6)
+    if dof:
         outputs += [f"{child}_qdd"]
-        rows_sz += [1]
-        rows = [row_a, row_th, row_w, row_q]
-    else:
-        rows = [row_a, row_th, row_w]
     return _block(stack(rows, rows_sz, cols), inputs, outputs, f"{child}_joint")
 
 
@@ -315,19 +306,24 @@ def free_joint(base: str, Z_ref: np.ndarray) -> USS:
                   signals(f"{base}_a", 6) + signals(f"{base}_qdd", 6), f"{base}_free")
 
 
-def joint_integrator(child: str) -> control.StateSpace:
+def joint_integrator(child: str, *, cyclic: bool = False) -> control.StateSpace:
     """``q̈ → (q, q̇)`` of a one-d.o.f. joint.
 
     Parameters
     ----------
     child : str
         The child body.
+    cyclic : bool, optional
+        The joint spins steadily: its angle is cyclic and left out (``q̈ → q̇`` only).
 
     Returns
     -------
     control.StateSpace
-        Input ``c_qdd``; states and outputs ``c_q``, ``c_qd``.
+        Input ``c_qdd``; states and outputs ``c_q``, ``c_qd`` (``c_qd`` alone if cyclic).
     """
+    if cyclic:
+        return control.ss([[0.0]], [[1.0]], [[1.0]], [[0.0]], inputs=[f"{child}_qdd"],
+                          outputs=[f"{child}_qd"], states=[f"{child}_qd"], name=f"{child}_int")
     names = [f"{child}_q", f"{child}_qd"]
     return control.ss([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1.0]], np.eye(2), np.zeros((2, 1)),
                       inputs=[f"{child}_qdd"], outputs=names, states=names,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..model.compiled import Model
-from ..multibody.joints import REVOLUTE
+from ..multibody.joints import REVOLUTE, WELD
 from .errors import BlockRouteError
 from .values import Value, add, matmul, scale, skew_of, stack
 
@@ -34,7 +34,9 @@ def check_spin(model: Model, body: Any, params: Mapping[str, float],
                uncertain: Sequence[str] = ()) -> None:
     """Refuse a steady spin the block route does not build, naming why: it builds spins of
     the floating base without gravity and without inertial-frame loads or inputs (the
-    base's attitude, cyclic, then enters no block).
+    base's attitude, cyclic, then enters no block), and spins of a revolute joint on a fixed
+    base whose ancestors are welded (its angle is cyclic; the trim has checked that its loads
+    keep the spin steady).
 
     Parameters
     ----------
@@ -50,13 +52,18 @@ def check_spin(model: Model, body: Any, params: Mapping[str, float],
     Raises
     ------
     BlockRouteError
-        A spinning body other than the floating base, gravity, buoyancy or an inertial-frame
+        Another spinning body; for a floating base, gravity, buoyancy or an inertial-frame
         load or wrench input.
     """
     base = model.body_names[0] if model.floating_base else None
     if body != base:
-        raise BlockRouteError(f"steady spin of {body!r}: the block route builds spins of the "
-                              "floating base only")
+        i = model.body_index(body) if body in model.body_names else -1
+        if i < 0 or model.kind[i] != REVOLUTE or model.floating_base or any(
+                model.kind[a] != WELD for a in _ancestors(model, i)):
+            raise BlockRouteError(f"steady spin of {body!r}: the block route builds spins of "
+                                  "the floating base, and of a revolute joint on a fixed base "
+                                  "whose ancestors are welded")
+        return  # its loads turn with it: the trim's relative-equilibrium check holds them
     g_slots = np.ravel(model.slots.gravity)
     index = {model.param_names.index(n) for n in uncertain}
     if np.any(model.physics(dict(params)).gravity != 0.0) or any(
@@ -126,3 +133,12 @@ def dX_twist(kind: int, PabT: Value, axis: np.ndarray, port: Value, tw_parent: V
     else:  # prismatic: ∂X/∂q = [[0, −(*t) Rᵀ], [0, 0]]
         dX = stack([[None, rR], [None, None]], [3, 3], [3, 3])
     return matmul(dX, xc)
+
+
+def _ancestors(model: Model, i: int) -> list[int]:
+    out = []
+    p = int(model.parent[i])
+    while p >= 0:
+        out.append(p)
+        p = int(model.parent[p])
+    return out

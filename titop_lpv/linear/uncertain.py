@@ -347,8 +347,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         Initial values of trim unknowns, as :func:`titop_lpv.trim`.
     kind : {"static", "spin"}, optional
         The equilibrium, as :func:`titop_lpv.trim`: a static one, or a steady spin of the
-        floating base (without gravity or inertial-frame loads), whose cyclic states
-        (position, attitude) the model leaves out, as :func:`titop_lpv.linearize` does.
+        floating base (without gravity or inertial-frame loads) or of a revolute joint on a
+        fixed base, whose cyclic states (the base's position and attitude, the joint's angle)
+        the model leaves out, as :func:`titop_lpv.linearize` does.
     spin : mapping, optional
         The spin, as :func:`titop_lpv.trim` (``body``, ``axis``, ``rate``).
     tol : float, optional
