@@ -549,6 +549,39 @@ def test_balloon_with_its_four_masses_uncertain() -> None:
         _assert_same(G.at(values), ref, f"balloon masses at {values}")
 
 
+def test_balloon_with_its_masses_and_buoyancy_fraction_uncertain() -> None:
+    # the issue's variant: four masses and the buoyancy fraction f are parameters; at f ≠ 1 a
+    # vertical force input on the balloon (ballast, valve) is trimmed to (1 − f)·m·g, so the
+    # free input moves with the parameters: an equilibrium block balloon_Fy_eq
+    desc = read_description(ROOT / "examples" / "balloon.toml")
+    for body in desc["bodies"]:
+        name = f"m_{body['name']}"
+        desc["parameters"][name] = {"value": body["mass"], "min": 0.8 * body["mass"],
+                                    "max": 1.2 * body["mass"], "unit": "kg"}
+        body["mass"] = name
+    desc["parameters"]["f_b"] = {"value": 1.0, "min": 0.9, "max": 1.1}
+    desc["loads"][0]["fraction"] = "f_b"
+    desc["inputs"] = [{"body": "balloon", "frame": "inertial"}]
+    model = _load(desc)
+    free = [*BALLOON_FREE, "balloon_Fy"]
+    names = ["f_b", *(f"m_{b}" for b in model.body_names)]
+    outputs = ["pendulum2_q", "balloon_phi", "balloon_y"]
+    G = tl.linearize_uncertain(model, free, guess=HANGING, uncertain=names,
+                               inputs=["slider_tau", "balloon_Fx"], outputs=outputs)
+    assert G.kinds["balloon_Fy_eq"] == "equilibrium" and G.kinds["f_b"] == "covered"
+    m = sum(float(model.default_params()[f"m_{b}"]) for b in model.body_names)
+    lo, hi = G.params["balloon_Fy_eq"].lo, G.params["balloon_Fy_eq"].hi
+    assert lo == pytest.approx(-0.1 * 1.2 * m * 9.81, rel=1e-9)  # (1 − f)·m·g at the corners
+    assert hi == pytest.approx(0.1 * 1.2 * m * 9.81, rel=1e-9)
+    pts = [{k: v for k, v in p.items() if k in names}
+           for p in _box_points(G, 50, seed=21)]
+    corners = {tuple(sorted(p.items())) for p in pts[50:]}
+    assert len(corners) == 2 ** len(names)  # every vertex of the model parameters' box
+    _two_routes(model, G, [*pts[:50], *(dict(c) for c in corners)],
+                {"free": free, "guess": HANGING}, ["slider_tau", "balloon_Fx"], outputs,
+                "balloon masses and buoyancy fraction")
+
+
 def test_small_couplings_survive_the_repetition_reduction() -> None:
     # the balloon-borne telescope: couplings of 1e-4 (the balloon's momenta) beside LFT
     # entries of 1e4; a reduction whose rank tolerance is relative to ‖M‖₂ alone dropped them

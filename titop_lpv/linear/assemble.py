@@ -115,10 +115,11 @@ def check_model(model: Model, uncertain: Sequence[str]) -> None:
 
 
 def _load_terms(model: Model, leaves: _Leaves, PT: list[Any], u0: np.ndarray,
-                inputs: Sequence[str]) -> tuple[dict[int, Value], dict[int, Value],
-                                                dict[int, dict[str, Value]]]:
+                inputs: Sequence[str], u_eq: Mapping[str, UReal]
+                ) -> tuple[dict[int, Value], dict[int, Value], dict[int, dict[str, Value]]]:
     """Per body: nominal load wrench at P, its θ gain, and the gains of the external inputs
-    (``PT``: each body's ``P_{b/i}ᵀ`` at the equilibrium, possibly uncertain)."""
+    (``PT``: each body's ``P_{b/i}ᵀ`` at the equilibrium, possibly uncertain; ``u_eq``: the
+    wrench inputs whose equilibrium value is a parameter)."""
     w0: dict[int, Value] = {}
     th: dict[int, Value] = {}
     gains: dict[int, dict[str, Value]] = {}
@@ -161,8 +162,9 @@ def _load_terms(model: Model, leaves: _Leaves, PT: list[Any], u0: np.ndarray,
         Pt = np.eye(3) if body else PT[b]
         p = leaves.column(wi.point[k])
         col = int(wi.col[k])
-        F0 = matmul(Pt, u0[col:col + 3, None])
-        T0 = matmul(Pt, u0[col + 3:col + 6, None])
+        u = [[u_eq.get(model.input_names[col + j], float(u0[col + j]))] for j in range(6)]
+        F0 = matmul(Pt, value_matrix(u[:3]))
+        T0 = matmul(Pt, value_matrix(u[3:]))
         force_at(b, F0, p, not body)
         torque_at(b, T0, not body)
         for j in range(6):
@@ -219,7 +221,8 @@ def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
 
 def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *,
              inputs: Sequence[str], outputs: Sequence[str],
-             configuration: Mapping[str, UReal] | None = None) -> USS:
+             configuration: Mapping[str, UReal] | None = None,
+             input_eq: Mapping[str, UReal] | None = None) -> USS:
     """The linear TITOP blocks of ``model`` around the static equilibrium ``op``, assembled.
 
     Parameters
@@ -239,6 +242,9 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         prismatic joint's displacement itself [m], a revolute joint's angle as
         ``ψ = q₀ + 2 tan((q − q₀)/2)`` (:func:`~titop_lpv.linear.values.rotation`), ``q₀``
         its value in ``op``.
+    input_eq : mapping of str to UReal, optional
+        Wrench inputs (names ``<body>_Fx`` …) whose equilibrium value [N, N m] is a
+        parameter: a free input of the trim that balances loads moving with the parameters.
 
     Returns
     -------
@@ -326,7 +332,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         X[i] = stack([[PabT[i], scale(-1.0, matmul(sk, PabT[i]))], [None, PabT[i]]],
                      [3, 3], [3, 3])
         XT[i] = stack([[Pab[i], None], [matmul(Pab[i], sk), Pab[i]]], [3, 3], [3, 3])
-    w_load, th_load, gains = _load_terms(model, leaves, PT, u0, inputs)
+    w_load, th_load, gains = _load_terms(model, leaves, PT, u0, inputs, input_eq or {})
     loop_blocks = _loop_blocks(model, leaves, kin, params, w_load, gains, spin, config)
     g = leaves.column(model.slots.gravity)
     mass = [leaves.leaf(int(model.slots.mass[i])) for i in range(n)]

@@ -5,7 +5,8 @@
 * **covered** — a model parameter the passive equilibrium moves with: each joint position
   that moves becomes an extra parameter ``<state>_eq`` (kind **equilibrium**) whose range is
   the range of the trimmed equilibria over the box, so that the LFT holds every plant of the
-  box (and more: the report says how much).
+  box (and more: the report says how much). A free wrench input of the trim that moves
+  becomes ``<input>_eq`` the same way.
 
 The kinds are found by re-trimming the model over the box of the uncertain and scheduled
 parameters (each parameter's ends, every vertex of the box up to eight parameters, three
@@ -186,8 +187,9 @@ class Survey:
     points : int
         Number of trims.
     moving : dict of str to (float, float)
-        Joint positions and floating-base Euler angles that move: the state name and the
-        range seen [rad or m].
+        Joint positions and floating-base Euler angles that move (the state name and the
+        range seen [rad or m]), and free wrench inputs that move (the input name and its
+        range [N or N m]).
     movers : set of str
         Model parameters whose ends (others nominal) move the equilibrium.
     vertices : bool
@@ -226,7 +228,7 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     Raises
     ------
     BlockRouteError
-        A failed trim; an inertial wrench input that moves (not built by the block route).
+        A failed trim.
     """
     ranges = {n: (p.lo, p.hi, p.nominal) for n, p in params.items()}
     ranges.update(scheduled)
@@ -235,8 +237,11 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     if model.floating_base:  # the base's Euler angles (its position enters no block)
         joints += list(model.state_names[model.base_index + 9:model.base_index + 12])
     watch = {name: model.state_index(name) for name in joints}
+    # free wrench inputs balance the loads: their equilibrium values enter the blocks
+    wrench = {n: i for i, n in enumerate(model.input_names) if not n.endswith("_tau")}
     out = Survey()
     seen: dict[str, list[float]] = {n: [float(op.x[i])] for n, i in watch.items()}
+    seen.update({n: [float(op.u[i])] for n, i in wrench.items()})
     # a cheap survey first; every vertex when the equilibrium moves (for its range)
     cheap = check_points(ranges, vertices=False)
     _trims(model, op, params, scheduled, ranges, watch, trim_kwargs, cheap, out, seen)
@@ -246,8 +251,7 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
         out.vertices = len(ranges) <= MAX_VERTEX_PARAMETERS
     for n, vals in seen.items():
         lo, hi = min(vals), max(vals)
-        q0 = float(op.x[watch[n]])
-        if hi - lo > EQUILIBRIUM_RTOL * max(1.0, abs(q0)):
+        if hi - lo > EQUILIBRIUM_RTOL * max(1.0, abs(vals[0])):
             out.moving[n] = (lo, hi)
     return out
 
@@ -257,8 +261,9 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
            ranges: Mapping[str, tuple[float, float, float]], watch: Mapping[str, int],
            trim_kwargs: Mapping[str, Any], points: list[dict[str, float]], out: Survey,
            seen: dict[str, list[float]]) -> None:
-    """Trim at ``points``; record the joint positions seen and the parameters that move them."""
-    wrench = [model.input_names.index(n) for n in model.input_names if not n.endswith("_tau")]
+    """Trim at ``points``; record the joint positions and wrench inputs seen, and the
+    parameters that move them."""
+    wrench = {n: i for i, n in enumerate(model.input_names) if not n.endswith("_tau")}
     fixed = dict(trim_kwargs.get("fixed") or {})
     out.points += len(points)
     for values in points:
@@ -270,15 +275,15 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
         if not other.success:
             raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
                                   f"{other.message}")
-        du = np.abs(other.u - op.u)[wrench] if wrench else np.zeros(0)
-        if du.size and du.max() > EQUILIBRIUM_RTOL * max(1.0, float(np.abs(op.u).max())):
-            raise BlockRouteError(f"an inertial wrench input moves with the parameters "
-                                  f"(at {values}): not built by the block route")
         for n, i in watch.items():
             seen[n].append(float(other.x[i]))
+        for n, i in wrench.items():
+            seen[n].append(float(other.u[i]))
         off = [k for k in params if values.get(k) != params[k].nominal]
         moved = [n for n, i in watch.items()
                  if abs(other.x[i] - op.x[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.x[i]))]
+        moved += [n for n, i in wrench.items()
+                  if abs(other.u[i] - op.u[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.u[i]))]
         if moved and len(off) == 1 and not any(values.get(k) != ranges[k][2]
                                                for k in scheduled):
             out.movers.add(off[0])

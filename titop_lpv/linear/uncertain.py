@@ -173,7 +173,8 @@ class UncertainLinearization(USS):
         ----------
         values : mapping of str to float
             Model parameters and scheduled joint positions of this model, and optionally
-            ``<state>_eq`` positions; missing ones take their nominal values.
+            ``<state>_eq`` positions and ``<input>_eq`` wrench inputs; missing ones take
+            their nominal values.
 
         Returns
         -------
@@ -200,7 +201,10 @@ class UncertainLinearization(USS):
                 raise BlockRouteError(f"the equilibrium at {dict(values)} could not be "
                                       f"trimmed: {op.message}")
             for b in missing_eq:
-                out[b] = float(op.x[self._model.state_index(self._joints[b][0])])
+                signal = self._joints[b][0]
+                out[b] = (float(op.u[self._model.input_names.index(signal)])
+                          if signal in self._model.input_names else
+                          float(op.x[self._model.state_index(signal)]))
         for b, (_state, q0, angle) in self._joints.items():
             if b in out and angle:
                 out[b] = psi(out[b], q0)
@@ -215,7 +219,8 @@ class UncertainLinearization(USS):
         Parameters
         ----------
         values : mapping, optional
-            Model parameters, scheduled joint positions, ``<state>_eq`` positions.
+            Model parameters, scheduled joint positions, ``<state>_eq`` positions,
+            ``<input>_eq`` wrench inputs.
         **kw
             Same as ``values``, merged in.
 
@@ -313,8 +318,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     of every parameter (exact, covered, scheduled; docs/design.md §3); the linear TITOP
     blocks of every body and joint are assembled around the nominal equilibrium with the
     uncertain parameters, the scheduled joint positions and the equilibrium positions that
-    move (``<state>_eq``) as ``ureal`` blocks; repetitions that do not change the model are
-    removed. At any values in the box, ``G.at(values)`` equals
+    move (``<state>_eq``) and the free wrench inputs that move (``<input>_eq``) as ``ureal``
+    blocks; repetitions that do not change the model are removed. At any values in the box,
+    ``G.at(values)`` equals
     ``linearize(model, trim(model, free, fixed, params=values), inputs, outputs)``.
 
     Parameters
@@ -436,19 +442,26 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         config[state] = angle_parameter(state, nom, lo, hi, angle)
         joints[state] = (state, nom, angle)
         kinds[state] = "scheduled"
-    for state, (lo, hi) in found.moving.items():
-        name = f"{state}_eq"
-        q0 = float(op.x[model.state_index(state)])
-        angle = is_angle(model, state)
-        config[state] = angle_parameter(name, q0, lo, hi, angle)
-        joints[name] = (state, q0, angle)
+    loads: dict[str, UReal] = {}  # free wrench inputs that move with the parameters
+    for signal, (lo, hi) in found.moving.items():
+        name = f"{signal}_eq"
+        if signal in model.input_names:
+            u0 = float(op.u[model.input_names.index(signal)])
+            loads[signal] = angle_parameter(name, u0, lo, hi, False)
+            joints[name] = (signal, u0, False)
+        else:
+            q0 = float(op.x[model.state_index(signal)])
+            angle = is_angle(model, signal)
+            config[signal] = angle_parameter(name, q0, lo, hi, angle)
+            joints[name] = (signal, q0, angle)
         kinds[name] = "equilibrium"
     ins = list(model.input_names) if inputs is None else [
         resolve(i, model.input_names, "input", context="inputs") for i in inputs]
     outs = list(model.output_names) if outputs is None else [
         resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
                 context="outputs") for o in outputs]
-    G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config)
+    G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config,
+                 input_eq=loads)
     Gr, repeats = _reduce_checked(G)
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
