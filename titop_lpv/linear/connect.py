@@ -19,7 +19,8 @@ import numpy as np
 import scipy.linalg
 
 from ..exceptions import TitopError
-from ..robust.ops import append, uss
+from ..robust.algebra import merge_blocks
+from ..robust.ops import uss
 from ..robust.uss import USS
 
 __all__ = ["AssemblyError", "connect", "reorder_states"]
@@ -64,7 +65,7 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
     dup = sorted({n for n in outs if n in seen or seen.add(n)})
     if dup:
         raise AssemblyError(f"block outputs named more than once: {dup}")
-    G = append(*systems)
+    A, B, C, D, delta, params = _append(systems)
     ins = [s for b in systems for s in b.input_labels]  # an input name may repeat: one driver
     unknown = ([s for s in inputs if s not in ins] + [s for s in outputs if s not in outs]
                + [s for s in inputs if list(inputs).count(s) > 1])
@@ -89,8 +90,6 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
     # close every internal connection on the LFT data directly (the Δ channels come first):
     # u_int = y_src, so with L = I − D[src, int] the closed system is the lower LFT with the
     # identity, solved by one LU factorisation
-    M, delta = G.lftdata()
-    A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
     nw, nz = delta.nw, delta.nz
     Bd = np.hstack([B[:, :nw], B[:, nw:] @ drive])
     Dd = np.hstack([D[:, :nw], D[:, nw:] @ drive])
@@ -119,8 +118,40 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
         D2 = Dd[np.ix_(out_rows, ext_cols)] + Di @ Ku
     else:
         A2, B2, C2, D2 = A, Bd[:, ext_cols], C[out_rows], Dd[np.ix_(out_rows, ext_cols)]
-    return USS(control.ss(A2, B2, C2, D2), delta, list(G.params.values()),
-               inputs=list(inputs), outputs=list(outputs), states=G.state_labels, name=name)
+    states = [x for b in systems for x in b.state_labels]
+    return USS(control.ss(A2, B2, C2, D2), delta, params,
+               inputs=list(inputs), outputs=list(outputs), states=states, name=name)
+
+
+def _append(systems: Sequence[USS]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                            Any, list[Any]]:
+    """``diag(G_1, G_2, …)`` as LFT data ``(A, B, C, D, Δ, params)``: inputs ``[w; u_1; u_2
+    …]``, outputs ``[z; y_1; …]``, blocks of equal name merged (a placement: no loop)."""
+    parts = [b.abcd for b in systems]
+    n = [S.A.shape[0] for S in parts]
+    nws = [b.delta.nw for b in systems]
+    nzs = [b.delta.nz for b in systems]
+    nus = [S.B.shape[1] - w for S, w in zip(parts, nws)]
+    nys = [S.C.shape[0] - z for S, z in zip(parts, nzs)]
+    W, Z, NX = sum(nws), sum(nzs), sum(n)
+    A = np.zeros((NX, NX))
+    B = np.zeros((NX, W + sum(nus)))
+    C = np.zeros((Z + sum(nys), NX))
+    D = np.zeros((Z + sum(nys), W + sum(nus)))
+    x = w = z = u = y = 0
+    for S, nx, nw, nz, nu, ny in zip(parts, n, nws, nzs, nus, nys):
+        rows = np.r_[z:z + nz, Z + y:Z + y + ny].astype(int)  # [z_k; y_k] in the whole
+        cols = np.r_[w:w + nw, W + u:W + u + nu].astype(int)
+        A[x:x + nx, x:x + nx] = S.A
+        B[x:x + nx, cols] = S.B
+        C[rows, x:x + nx] = S.C
+        D[np.ix_(rows, cols)] = S.D
+        x, w, z, u, y = x + nx, w + nw, z + nz, u + nu, y + ny
+    wperm, zperm, delta, params = merge_blocks([b.delta for b in systems],
+                                               [b.params for b in systems])
+    cols = np.r_[wperm, np.arange(W, D.shape[1])].astype(int)
+    rows = np.r_[zperm, np.arange(Z, D.shape[0])].astype(int)
+    return A, B[:, cols], C[rows], D[np.ix_(rows, cols)], delta, params
 
 
 def reorder_states(G: USS, states: Sequence[str]) -> USS:

@@ -266,24 +266,34 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     wrench = {n: i for i, n in enumerate(model.input_names) if not n.endswith("_tau")}
     fixed = dict(trim_kwargs.get("fixed") or {})
     out.points += len(points)
+    static = trim_kwargs.get("kind", "static") == "static"
+    tol = float(trim_kwargs.get("tol", 1e-10))
     for values in points:
         p = {k: v for k, v in values.items() if k in params}
         s = {k: v for k, v in values.items() if k in scheduled}
-        extra = {k: v for k, v in trim_kwargs.items() if k in ("kind", "spin", "tol")}
-        other = trim(model, free=trim_kwargs.get("free", ()), fixed={**fixed, **s},
-                     params={**op.params, **p}, x0=op.x, **extra)
-        if not other.success:
-            raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
-                                  f"{other.message}")
+        x, u = np.array(op.x, dtype=float), np.asarray(op.u, dtype=float)
+        for k, v in s.items():
+            x[model.state_index(k)] = v
+        # the nominal equilibrium is still one here (a stiffness at its spring's rest, a
+        # damper): the trim from it would stop where it starts
+        if not (static and np.max(np.abs(model.dynamics(0.0, x, u, {**op.params, **p})),
+                                  initial=0.0) <= tol):
+            extra = {k: v for k, v in trim_kwargs.items() if k in ("kind", "spin", "tol")}
+            other = trim(model, free=trim_kwargs.get("free", ()), fixed={**fixed, **s},
+                         params={**op.params, **p}, x0=op.x, **extra)
+            if not other.success:
+                raise BlockRouteError(f"the equilibrium could not be trimmed at {values}: "
+                                      f"{other.message}")
+            x, u = other.x, other.u
         for n, i in watch.items():
-            seen[n].append(float(other.x[i]))
+            seen[n].append(float(x[i]))
         for n, i in wrench.items():
-            seen[n].append(float(other.u[i]))
+            seen[n].append(float(u[i]))
         off = [k for k in params if values.get(k) != params[k].nominal]
         moved = [n for n, i in watch.items()
-                 if abs(other.x[i] - op.x[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.x[i]))]
+                 if abs(x[i] - op.x[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.x[i]))]
         moved += [n for n, i in wrench.items()
-                  if abs(other.u[i] - op.u[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.u[i]))]
+                  if abs(u[i] - op.u[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.u[i]))]
         if moved and len(off) == 1 and not any(values.get(k) != ranges[k][2]
                                                for k in scheduled):
             out.movers.add(off[0])

@@ -2,9 +2,15 @@
 
 A linear TITOP block is a static matrix (or a certain integrator) whose entries are
 functions of physical parameters. A parameter kept uncertain is a ``ureal``; the block
-matrices are then built with the LFT-preserving operations of :mod:`titop_lpv.robust`
-(sums and products of uncertain matrices), and stay plain ``ndarray`` when nothing in
-them is uncertain. The helpers here let the block equations be written once for both.
+matrices are then built with LFT-preserving operations (sums and products of uncertain
+matrices), and stay plain ``ndarray`` when nothing in them is uncertain. The helpers here
+let the block equations be written once for both.
+
+Sums, products and block placements of *static* uncertain matrices are formed here directly
+on their LFT matrices ``[[M11, M12], [M21, M22]]`` (the Δ channels of the operands side by
+side, blocks of equal name merged by :func:`titop_lpv.robust.algebra.merge_blocks`): the
+same LFT as :mod:`titop_lpv.robust`'s general interconnection, which closes a loop for
+every operation, at a fraction of its cost.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from ..exceptions import ShapeError
+from ..robust.algebra import merge_blocks
 from ..robust.atoms import UReal
 from ..robust.uss import USS
 
@@ -56,6 +64,63 @@ def _as_uss(v: Any) -> USS:
     return v
 
 
+def _parts(G: USS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(M11, M12, M21, M22)`` of a static uncertain matrix (``z = M11 w + M12 u``,
+    ``y = M21 w + M22 u``)."""
+    D = np.asarray(G.abcd.D)
+    nw, nz = G.delta.nw, G.delta.nz
+    return D[:nz, :nw], D[:nz, nw:], D[nz:, :nw], D[nz:, nw:]
+
+
+def _lft(parts: Sequence[USS], M11: np.ndarray, M12: np.ndarray, M21: np.ndarray,
+         M22: np.ndarray) -> USS:
+    """The static uncertain matrix of LFT matrix ``[[M11, M12], [M21, M22]]`` whose Δ
+    channels are those of ``parts`` concatenated (blocks of equal name merged)."""
+    wperm, zperm, delta, params = merge_blocks([G.delta for G in parts],
+                                               [G.params for G in parts])
+    M = np.block([[M11[np.ix_(zperm, wperm)], M12[zperm]], [M21[:, wperm], M22]])
+    return USS(M, delta, params)
+
+
+def _sum(terms: Sequence[USS], const: np.ndarray | None) -> USS:
+    """``Σ terms + const`` for static uncertain matrices of equal shape."""
+    P = [_parts(G) for G in terms]
+    M22 = sum((p[3] for p in P[1:]), P[0][3].copy())
+    if const is not None:
+        M22 = M22 + const
+    M11 = _blkdiag([p[0] for p in P])
+    return _lft(terms, M11, np.vstack([p[1] for p in P]), np.hstack([p[2] for p in P]), M22)
+
+
+def _blkdiag(mats: Sequence[np.ndarray]) -> np.ndarray:
+    rows = sum(m.shape[0] for m in mats)
+    cols = sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols))
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def _product(a: Any, b: Any) -> Any:
+    """``a @ b`` of arrays and static uncertain matrices (shapes checked by the caller)."""
+    if is_certain(a):
+        K = np.asarray(a, dtype=float)
+        M11, M12, M21, M22 = _parts(b)
+        return _lft([b], M11, M12, K @ M21, K @ M22)
+    if is_certain(b):
+        K = np.asarray(b, dtype=float)
+        M11, M12, M21, M22 = _parts(a)
+        return _lft([a], M11, M12 @ K, M21, M22 @ K)
+    A11, A12, A21, A22 = _parts(a)
+    B11, B12, B21, B22 = _parts(b)
+    # w = [w_a; w_b]: z_a = A11 w_a + A12 (B21 w_b + B22 u), z_b = B11 w_b + B12 u
+    M11 = np.block([[A11, A12 @ B21], [np.zeros((B11.shape[0], A11.shape[1])), B11]])
+    return _lft([a, b], M11, np.vstack([A12 @ B22, B12]), np.hstack([A21, A22 @ B21]),
+                A22 @ B22)
+
+
 def value_matrix(leaves: Sequence[Sequence[Any]]) -> Value:
     """A matrix from leaves that are numbers or ``ureal`` parameters.
 
@@ -81,10 +146,24 @@ def value_matrix(leaves: Sequence[Sequence[Any]]) -> Value:
                 p[1][i, j] += 1.0
             else:
                 const[i, j] = float(leaf)
-    out: Value = const
-    for p, E in patterns.values():
-        out = add(out, p * E)
-    return out
+    if not patterns:
+        return const
+    return _sum([_times_pattern(p, E) for p, E in patterns.values()], const)
+
+
+def _times_pattern(p: UReal, E: np.ndarray) -> USS:
+    """``p · E``: with ``E = U S Vᵀ`` (rank r), ``U S (p I_r) Vᵀ`` — ``p`` repeated r times."""
+    P1 = _SCALARS.get(p)
+    if P1 is None:
+        P1 = _SCALARS.setdefault(p, p * np.ones((1, 1)))
+    m11, m12, m21, m22 = (float(np.asarray(M).reshape(())) for M in _parts(P1))
+    U, sv, Vt = np.linalg.svd(E)
+    r = int(np.count_nonzero(sv > 1e-14 * max(1.0, float(sv.max(initial=0.0)))))
+    US = U[:, :r] * sv[:r]
+    return _lft([P1] * r, m11 * np.eye(r), m12 * Vt[:r], m21 * US, m22 * E)
+
+
+_SCALARS: dict[UReal, USS] = {}  # each parameter as a 1×1 uncertain matrix (immutable)
 
 
 def add(*terms: Any) -> Value:
@@ -103,9 +182,15 @@ def add(*terms: Any) -> Value:
     certain = [np.asarray(t, dtype=float) for t in live if is_certain(t)]
     uncertain = [_as_uss(t) for t in live if not is_certain(t)]
     total: Any = sum(certain[1:], certain[0]) if certain else None
-    for t in uncertain:
-        total = t if total is None else t + total
-    return total
+    if not uncertain:
+        return total
+    if len(uncertain) == 1 and total is None:
+        return uncertain[0]
+    shape = (uncertain[0].noutputs, uncertain[0].ninputs)
+    if any((t.noutputs, t.ninputs) != shape for t in uncertain) or (
+            total is not None and np.shape(total) != shape):
+        raise ShapeError(f"add: terms of different shapes (first {shape})")
+    return _sum(uncertain, total)
 
 
 def matmul(a: Any, b: Any) -> Value:
@@ -122,9 +207,13 @@ def matmul(a: Any, b: Any) -> Value:
     """
     if is_certain(a) and is_certain(b):
         return np.asarray(a, dtype=float) @ np.asarray(b, dtype=float)
-    if is_certain(a):
-        return _as_uss(b).__rmatmul__(np.asarray(a, dtype=float))
-    return _as_uss(a) @ (b if is_certain(b) else _as_uss(b))
+    a = a if is_certain(a) else _as_uss(a)
+    b = b if is_certain(b) else _as_uss(b)
+    inner = (a.ninputs if isinstance(a, USS) else np.shape(a)[-1],
+             b.noutputs if isinstance(b, USS) else np.shape(b)[0])
+    if inner[0] != inner[1]:
+        raise ShapeError(f"matmul: {inner[0]} columns against {inner[1]} rows")
+    return _product(a, b)
 
 
 def scale(c: Any, a: Any) -> Value:
@@ -142,7 +231,8 @@ def scale(c: Any, a: Any) -> Value:
     ndarray or USS
     """
     if is_certain(c):
-        return float(c) * a if is_certain(a) else _as_uss(a) * float(c)
+        return float(c) * a if is_certain(a) else _product(_as_uss(a), float(c) * np.eye(
+            _as_uss(a).ninputs))
     if is_certain(a):
         return c * np.asarray(a, dtype=float)
     return matmul(c * np.eye(_rows(a)), a)
@@ -197,7 +287,7 @@ def stack(rows: Sequence[Sequence[Any]], row_sizes: Sequence[int], col_sizes: Se
     """
     n, m = sum(row_sizes), sum(col_sizes)
     const = np.zeros((n, m))
-    out: Any = None
+    placed: list[tuple[USS, int, int]] = []
     r0 = 0
     for i, row in enumerate(rows):
         c0 = 0
@@ -207,14 +297,28 @@ def stack(rows: Sequence[Sequence[Any]], row_sizes: Sequence[int], col_sizes: Se
                     const[r0:r0 + row_sizes[i], c0:c0 + col_sizes[j]] = np.reshape(
                         np.asarray(blk, dtype=float), (row_sizes[i], col_sizes[j]))
                 else:
-                    left = np.zeros((n, row_sizes[i]))
-                    left[r0:r0 + row_sizes[i]] = np.eye(row_sizes[i])
-                    right = np.zeros((col_sizes[j], m))
-                    right[:, c0:c0 + col_sizes[j]] = np.eye(col_sizes[j])
-                    out = add(out, matmul(matmul(left, blk), right))
+                    G = _as_uss(blk)
+                    if (G.noutputs, G.ninputs) != (row_sizes[i], col_sizes[j]):
+                        raise ShapeError(f"stack: block ({i}, {j}) is {G.noutputs}×"
+                                         f"{G.ninputs}, not {row_sizes[i]}×{col_sizes[j]}")
+                    placed.append((G, r0, c0))
             c0 += col_sizes[j]
         r0 += row_sizes[i]
-    return add(out, const)
+    if not placed:
+        return const
+    # each block: z_k = M11 w_k + M12 u[cols_k], y[rows_k] += M21 w_k + M22 u[cols_k]
+    P = [_parts(G) for G, _, _ in placed]
+    M12 = np.zeros((sum(p[0].shape[0] for p in P), m))
+    M21 = np.zeros((n, sum(p[0].shape[1] for p in P)))
+    M22 = const
+    z = w = 0
+    for (G, r, c), (_, B12, B21, B22) in zip(placed, P):
+        nz, nw = B12.shape[0], B21.shape[1]
+        M12[z:z + nz, c:c + G.ninputs] = B12
+        M21[r:r + G.noutputs, w:w + nw] = B21
+        M22[r:r + G.noutputs, c:c + G.ninputs] += B22
+        z, w = z + nz, w + nw
+    return _lft([G for G, _, _ in placed], _blkdiag([p[0] for p in P]), M12, M21, M22)
 
 
 def scalar_times(f: Any, K: np.ndarray) -> Value:
