@@ -351,8 +351,10 @@ def rotation(axis: np.ndarray, angle: Any, nominal: float) -> tuple[Value, Value
     """``exp(θ (*r))`` and its transpose, for an angle that may be uncertain.
 
     An uncertain angle is the ``ureal`` ``ψ = θ₀ + 2 tan((θ − θ₀)/2)`` (``θ₀ = nominal``), so
-    that with ``t = (ψ − θ₀)/2`` the rotation is the rational function
-    ``1 + (2t (*r) + 2t² (*r)²) / (1 + t²)`` of it: an exact LFT.
+    that with ``t = (ψ − θ₀)/2`` the rotation is ``R₀ C(t)`` with the Cayley transform
+    ``C(t) = (1 − t (*r))⁻¹ (1 + t (*r)) = 1 + 2 (1 − t (*r))⁻¹ t (*r)``: an exact LFT in which
+    ``t`` is repeated rank((*r)) = 2 times (``1 − t (*r)`` is invertible for every real
+    ``t``: the eigenvalues of ``(*r)`` are 0, ±i).
 
     Parameters
     ----------
@@ -375,13 +377,31 @@ def rotation(axis: np.ndarray, angle: Any, nominal: float) -> tuple[Value, Value
         th = float(angle)
         R = np.eye(3) + np.sin(th) * K + (1.0 - np.cos(th)) * K2
         return R, R.T
-    t = scale(0.5, add(value_matrix([[angle]]), np.array([[-nominal]])))
-    tt = matmul(t, t)
-    d = add(np.eye(1), tt).inv()
-    f = scale(2.0, matmul(t, d))  # sin(θ − θ₀)
-    g = scale(2.0, matmul(tt, d))  # 1 − cos(θ − θ₀)
     c = np.cos(nominal), np.sin(nominal)
     R0 = np.eye(3) + c[1] * K + (1.0 - c[0]) * K2
-    R = matmul(R0, add(np.eye(3), scalar_times(f, K), scalar_times(g, K2)))
-    RT = matmul(add(np.eye(3), scalar_times(f, -K), scalar_times(g, K2)), R0.T)
-    return R, RT
+    return (_product(R0, _cayley(angle, nominal, K)),
+            _product(_cayley(angle, nominal, -K), R0.T))
+
+
+def _cayley(angle: UReal, nominal: float, K: np.ndarray) -> USS:
+    """``C(t) = (1 − t K)⁻¹ (1 + t K)`` for ``t = (ψ − θ₀)/2`` and a skew ``K`` of rank 2.
+
+    With ``K = U Vᵀ`` and ``t = a + b_out δ b_in`` (the ``ureal``'s own LFT, affine in its
+    normalised ``δ``), the loop ``w = t z``, ``z = Vᵀ (u + U w)``, ``y = u + 2 U w`` closed on
+    its certain part ``a`` (``L = (1 − a Vᵀ U)⁻¹``) leaves ``δ`` repeated twice."""
+    P1 = _SCALARS.get(angle)
+    if P1 is None:
+        P1 = _SCALARS.setdefault(angle, angle * np.ones((1, 1)))
+    m11, m12, m21, m22 = (float(np.asarray(M).reshape(())) for M in _parts(P1))
+    if m11 != 0.0:
+        raise ValueError("a ureal's LFT is affine in δ")  # internal invariant
+    a, b_out, b_in = 0.5 * (m22 - nominal), 0.5 * m21, m12
+    Uk, sv, Vt = np.linalg.svd(K)
+    U, Vt = Uk[:, :2] * sv[:2], Vt[:2]
+    N = Vt @ U
+    L = np.linalg.inv(np.eye(2) - a * N)
+    M11 = b_in * b_out * (L @ N)
+    M12 = b_in * (L @ Vt)
+    M21 = 2.0 * b_out * (U @ (a * (L @ N) + np.eye(2)))
+    M22 = np.eye(3) + 2.0 * a * (U @ L @ Vt)
+    return _lft([P1, P1], M11, M12, M21, M22)
