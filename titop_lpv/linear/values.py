@@ -353,7 +353,7 @@ def rotation(axis: np.ndarray, angle: Any, nominal: float) -> tuple[Value, Value
     An uncertain angle is the ``ureal`` ``ψ = θ₀ + 2 tan((θ − θ₀)/2)`` (``θ₀ = nominal``), so
     that with ``t = (ψ − θ₀)/2`` the rotation is ``R₀ C(t)`` with the Cayley transform
     ``C(t) = (1 − t (*r))⁻¹ (1 + t (*r)) = 1 + 2 (1 − t (*r))⁻¹ t (*r)``: an exact LFT in which
-    ``t`` is repeated rank((*r)) = 2 times (``1 − t (*r)`` is invertible for every real
+    ``t`` is repeated ``rank((*r)) = 2`` times (``1 − t (*r)`` is invertible for every real
     ``t``: the eigenvalues of ``(*r)`` are 0, ±i).
 
     Parameters
