@@ -19,6 +19,7 @@ import copy
 import warnings
 from pathlib import Path
 
+import control
 import models
 import numpy as np
 import pytest
@@ -547,6 +548,20 @@ def test_balloon_with_its_four_masses_uncertain() -> None:
         op = tl.trim(model, BALLOON_FREE, params=values, x0=op0.x)
         ref = tl.linearize(model, op, inputs=["slider_tau"], outputs=outputs)
         _assert_same(G.at(values), ref, f"balloon masses at {values}")
+
+
+def test_arithmetic_on_the_uncertain_linearization(balloon) -> None:
+    # its slot holding the operating point once shadowed the operators' helper method
+    G = tl.linearize_uncertain(balloon, BALLOON_FREE, guess=HANGING, uncertain={"k": (25, 100)},
+                               inputs=["slider_tau"], outputs=["pendulum2_q", "slider_q"])
+    S = np.array([[1.0, 1.0]]) @ G
+    T = tl.feedback(np.array([[0.0, 1.0]]) @ G, 2.0)
+    values = {"k": 60.0}
+    ref = G.at(values)
+    assert np.allclose(S.at(values)(1j * OMEGA), (ref[0, 0] + ref[1, 0])(1j * OMEGA),
+                       rtol=1e-12, atol=0.0)
+    ref_T = control.feedback(ref[1, 0], 2.0)
+    assert np.allclose(T.at(values)(1j * OMEGA), ref_T(1j * OMEGA), rtol=1e-10, atol=0.0)
 
 
 def test_balloon_with_its_masses_and_buoyancy_fraction_uncertain() -> None:

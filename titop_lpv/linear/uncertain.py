@@ -76,7 +76,7 @@ class UncertainLinearization(USS):
         kinds.
     """
 
-    __slots__ = ("_checked", "_dropped", "_joints", "_kinds", "_model", "_op", "_repeats",
+    __slots__ = ("_checked", "_dropped", "_joints", "_kinds", "_model", "_opoint", "_repeats",
                  "_trim", "_vertices")
 
     @classmethod
@@ -121,7 +121,7 @@ class UncertainLinearization(USS):
         for slot in LFTSystem.__slots__:
             object.__setattr__(obj, slot, getattr(G, slot))
         object.__setattr__(obj, "_kinds", dict(kinds))
-        object.__setattr__(obj, "_op", op)
+        object.__setattr__(obj, "_opoint", op)
         object.__setattr__(obj, "_repeats", dict(repeats))
         object.__setattr__(obj, "_checked", int(checked))
         object.__setattr__(obj, "_model", model)
@@ -150,7 +150,7 @@ class UncertainLinearization(USS):
     @property
     def operating_point(self) -> OperatingPoint:
         """The nominal equilibrium."""
-        return self._op
+        return self._opoint
 
     @property
     def repeats(self) -> dict[str, tuple[int, int]]:
@@ -192,11 +192,11 @@ class UncertainLinearization(USS):
             sched = {self._joints[b][0]: out.get(b, self._joints[b][1])
                      for b, kind in self._kinds.items()
                      if kind == "scheduled" and b in self._joints}
-            params = {k: v for k, v in out.items() if k in self._op.params}
+            params = {k: v for k, v in out.items() if k in self._opoint.params}
             fixed = {**dict(self._trim.get("fixed") or {}), **sched}
             extra = {k: v for k, v in self._trim.items() if k in ("kind", "spin", "tol")}
             op = trim(self._model, free=self._trim.get("free", ()), fixed=fixed,
-                      params={**self._op.params, **params}, x0=self._op.x, **extra)
+                      params={**self._opoint.params, **params}, x0=self._opoint.x, **extra)
             if not op.success:
                 raise BlockRouteError(f"the equilibrium at {dict(values)} could not be "
                                       f"trimmed: {op.message}")
