@@ -28,7 +28,8 @@ side by side with the grid route (``tl.linearize_sweep(...).to_uss(degree)``).
         by its motor, the gondola tilts with its mass), uncertain k ∈ [1400, 2600] and
         m_g ∈ [450, 550], outputs telescope_q and the line of sight balloon_theta + ladder_q
         + telescope_q, closed by the PD 3000 + 600 s/(0.02 s + 1) on telescope_q; the
-        floating balloon's integrators and momenta removed from M as in (a);
+        balloon's position and heading dropped by ``linearize_uncertain(...,
+        drop_integrators=True)``, its conserved momenta removed from M as in (a);
 (4) Δ sizes and times, block route against grid route (``to_uss(1)``, ``to_uss(2)`` with
     their largest fit error on the grid), for the balloon over k, then over (k, ds).
 
@@ -372,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     Gt = tl.linearize_uncertain(scope, TELESCOPE_FREE, TELESCOPE_FIXED,
                                 uncertain=TELESCOPE_UNCERTAIN, inputs=["telescope_tau"],
-                                outputs=["telescope_q", "ladder_q", "balloon_theta"])
+                                outputs=["telescope_q", "ladder_q", "balloon_theta"],
+                                drop_integrators=True)
     t_tel_lin = time.perf_counter() - start
     kp_t, kd_t, tau_t = TELESCOPE_PD
     plant = tl.uss(np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]) @ Gt,

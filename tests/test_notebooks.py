@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -23,7 +22,6 @@ EXPECTED = ["01_balloon.ipynb", "02_lpv_stiffness.ipynb", "03_spinning_spacecraf
             "04_robust_flexible_structure.ipynb"]
 ALL = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 CELL_TIMEOUT = 300  # s per cell: a hung cell fails the test instead of blocking CI
-BUDGET = 60.0  # s per notebook, kernel start included
 
 
 @pytest.fixture(scope="module")
@@ -91,9 +89,9 @@ def test_notebook_executes(name, kernel_env, compiled_kernel, monkeypatch):
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
-    start = time.perf_counter()
+    # speed is the benchmarks' business, not an assertion here: CELL_TIMEOUT only turns a
+    # hang into a failure
     client.execute(env=kernel_env)  # raises CellExecutionError, naming the cell, on failure
-    elapsed = time.perf_counter() - start
 
     errors = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
               if out.output_type == "error"]
@@ -106,4 +104,3 @@ def test_notebook_executes(name, kernel_env, compiled_kernel, monkeypatch):
     # the executed copy is not written back: the committed notebook keeps no outputs
     assert not any(cell.get("outputs") for cell in
                    nbformat.read(NOTEBOOKS / name, as_version=4).cells)
-    assert elapsed < BUDGET, f"{name} took {elapsed:.1f} s (budget {BUDGET:g} s)"

@@ -483,22 +483,37 @@ def _drop_integrators(model: Model, G: USS, *, explicit: bool
                       ) -> tuple[USS, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Remove the base position and Euler-angle states nothing depends on (Δ channels
     included), and the outputs that read them (an error for outputs asked for by name, as
-    :func:`titop_lpv.linearize`)."""
+    :func:`titop_lpv.linearize`).
+
+    A state can enter Δ channels whose effects cancel (the heading: gravity rotated about
+    itself); its column of ``A(Δ)`` is then zero at every Δ though ``M``'s is not. A
+    candidate is dropped when its column of the evaluated ``A`` vanishes (to
+    :data:`REDUCTION_RTOL`) at the nominal values and at four seeded points of the box, its
+    column of the Δ channels' outputs zeroed (which changes no other column of ``A(Δ)``,
+    ``C(Δ)``); an output is kept when its row of ``C(Δ)`` vanishes on the dropped states at
+    those points."""
     M, delta = G.lftdata()
-    A, B, C, D = (np.asarray(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
+    A, B, C, D = (np.array(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
     base = model.base_index
     names = list(G.state_labels)
     candidates = [names.index(n) for n in model.state_names[base + 6:base + 12] if n in names]
-    scale = max(1.0, float(np.max(np.abs(A), initial=0.0)))
-    cscale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
     nz = delta.nz
+    # A(Δ) and C(Δ) at the nominal values and seeded points of the box: zeroing a state's
+    # column of C_z changes only that state's columns of them
+    rng = np.random.default_rng(1)
+    points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in G.params} for _ in range(4)]
+    evaluated = [G.at_delta(d) for d in points]
+    As = [np.asarray(S.A, dtype=float) for S in evaluated]
+    Cs = [np.asarray(S.C, dtype=float) for S in evaluated]
+    scale = max(1.0, *(float(np.max(np.abs(a), initial=0.0)) for a in As))
+    cscale = max(1.0, *(float(np.max(np.abs(c), initial=0.0)) for c in Cs))
     drop = [k for k in candidates
-            if np.max(np.abs(np.delete(A[:, k], k)), initial=0.0) <= 1e-12 * scale
-            and abs(A[k, k]) <= 1e-12 * scale
-            and np.max(np.abs(C[:nz, k]), initial=0.0) <= 1e-12 * cscale]
+            if all(np.max(np.abs(a[:, k]), initial=0.0) <= REDUCTION_RTOL * scale for a in As)]
+    C[:nz, drop] = 0.0  # the Δ channels' share of them cancels
     keep = [k for k in range(len(names)) if k not in drop]
-    rows = list(range(nz)) + [nz + j for j in range(G.noutputs)
-                              if np.max(np.abs(C[nz + j, drop]), initial=0.0) <= 1e-12 * cscale]
+    rows = list(range(nz)) + [
+        nz + j for j in range(G.noutputs)
+        if all(np.max(np.abs(c[j, drop]), initial=0.0) <= REDUCTION_RTOL * cscale for c in Cs)]
     out_names = [G.output_labels[r - nz] for r in rows[nz:]]
     Mr = control.ss(A[np.ix_(keep, keep)], B[keep], C[np.ix_(rows, keep)], D[rows])
     Gd = USS(Mr, delta, list(G.params.values()), inputs=G.input_labels, outputs=out_names,
