@@ -15,6 +15,7 @@ import control
 import numpy as np
 
 from ..exceptions import ShapeError, TitopError
+from .checks import ArgumentTypeError, check_finite
 
 __all__ = [
     "ABCD",
@@ -138,6 +139,9 @@ def check_invertible(X: np.ndarray, what: str, max_cond: float = MAX_COND) -> No
     max_cond : float, optional
         Largest condition number accepted (default ``1e-3/eps``).
     """
+    if X.size and not np.all(np.isfinite(X)):
+        raise IllPosedError(f"{what} is not well posed: the loop matrix I − D22·K has NaN or "
+                            "infinite entries")
     if X.size and np.linalg.cond(X) > max_cond:
         raise IllPosedError(f"{what} is not well posed: the loop matrix I − D22·K is singular "
                             f"(condition number {np.linalg.cond(X):.3g})")
@@ -324,17 +328,32 @@ def to_abcd(X: Any, what: str) -> tuple[ABCD, control.StateSpace | None]:
     -------
     (ABCD, control.StateSpace or None)
         The matrices, and the state-space system (None for a static gain).
+
+    Raises
+    ------
+    ArgumentTypeError
+        A nonlinear system, or data that is not numeric.
+    ArgumentError
+        A NaN or infinite entry.
+    ShapeError
+        An array of more than two dimensions.
     """
     if isinstance(X, control.TransferFunction):
         X = control.ss(X)
     if isinstance(X, control.StateSpace):
+        for m, Y in zip("ABCD", (X.A, X.B, X.C, X.D)):
+            check_finite(np.asarray(Y), f"{what}.{m}")
         return ABCD(X.A, X.B, X.C, X.D), X
     if isinstance(X, control.InputOutputSystem):
-        raise TypeError(f"{what}: only linear systems (StateSpace, TransferFunction) are accepted")
-    arr = np.asarray(X)
+        raise ArgumentTypeError(f"{what}: only linear systems (StateSpace, TransferFunction) "
+                                "are accepted")
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"{what}: expected a system, a number or a numeric array, "
-                        f"got {type(X).__name__}")
+        raise ArgumentTypeError(f"{what}: expected a system, a number or a numeric array, "
+                                f"got {type(X).__name__}")
     if arr.ndim > 2:
         raise ShapeError(f"{what}: a static gain must be a 2-D array, got shape {arr.shape}")
-    return static_abcd(arr), None
+    return static_abcd(check_finite(arr, what)), None

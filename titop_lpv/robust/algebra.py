@@ -40,9 +40,13 @@ from .abcd import (
     is_generic,
 )
 from .blocks import DeltaStructure, UncertaintyError
+from .checks import ArgumentError, ArgumentTypeError
 from .system import LFTSystem, Uncertain
 
+MAX_POWER = 1000  # largest |k| of G ** k
+
 __all__ = [
+    "MAX_POWER",
     "add",
     "append",
     "as_system",
@@ -79,20 +83,28 @@ array_like or number
 
     Raises
     ------
-    TypeError
-        If ``obj`` cannot be converted (nonlinear system, non-numeric or complex data).
+    ArgumentTypeError
+        If ``obj`` cannot be converted (nonlinear system, non-numeric or complex data); a
+        ``TypeError``.
+    ArgumentError
+        A NaN or infinite entry.
     """
     if isinstance(obj, Uncertain):
         return obj._as_uss()
     if isinstance(obj, (control.StateSpace, control.TransferFunction)):
         return LFTSystem(obj)
     if isinstance(obj, control.InputOutputSystem):
-        raise TypeError("only linear systems (StateSpace, TransferFunction) can be uncertain")
-    arr = np.asarray(obj)
+        raise ArgumentTypeError("only linear systems (StateSpace, TransferFunction) can be "
+                                "uncertain")
+    try:
+        arr = np.asarray(obj)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"cannot convert {type(obj).__name__} to an uncertain system")
+        raise ArgumentTypeError(f"cannot convert {type(obj).__name__} {obj!r:.60} to an "
+                                "uncertain system")
     if np.iscomplexobj(arr):
-        raise TypeError("complex gains are not supported (M is real): use ucomplex")
+        raise ArgumentTypeError("complex gains are not supported (M is real): use ucomplex")
     return LFTSystem(arr)
 
 
@@ -425,10 +437,22 @@ def power(a: Any, k: int) -> LFTSystem:
     a : USS or convertible
         A square system.
     k : int
-        Exponent.
+        Exponent, ``|k| <= 1000``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``k`` is not an integer.
+    ArgumentError
+        ``|k|`` above 1000.
+    ShapeError
+        ``a`` is not square.
     """
-    if not isinstance(k, (int, np.integer)):
-        raise TypeError(f"exponent must be an integer, got {k!r}")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise ArgumentTypeError(f"exponent must be an integer, got {k!r}")
+    if abs(k) > MAX_POWER:
+        raise ArgumentError(f"exponent {k} is too large: |k| <= {MAX_POWER} (each factor "
+                            "adds states and Δ channels)")
     A = as_system(a)
     if A.noutputs != A.ninputs:
         raise ShapeError(f"cannot raise {_desc(A)} to a power: not square")
@@ -497,7 +521,11 @@ def feedback(sys1: Any, sys2: Any = 1.0, sign: float = -1) -> LFTSystem:
         If ``K`` does not fit ``G``.
     IllPosedError
         If the loop is not well posed.
+    ArgumentError
+        ``sign`` is neither −1 nor +1.
     """
+    if isinstance(sign, (bool, np.bool_)) or sign not in (-1, 1):
+        raise ArgumentError(f"feedback: sign must be -1 or +1, got {sign!r}")
     G, K = as_system(sys1), as_system(sys2)
     p, m = G.shape
     if K.shape == (1, 1) and (m, p) != (1, 1) and m == p:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .abcd import ABCD
 from .blocks import Block, DeltaStructure, UncertaintyError, check_name
+from .checks import check_count
 from .uss import USS, Arithmetic
 
 __all__ = ["UComplex", "ULTIDyn", "UReal", "ucomplex", "ultidyn", "ureal"]
@@ -323,13 +324,16 @@ class ULTIDyn(Arithmetic):
 
     def __post_init__(self) -> None:
         check_name(self.name)
+        what = f"ultidyn {self.name!r}: shape"
+        if isinstance(self.shape, (str, bytes)) or not hasattr(self.shape, "__len__") or \
+                len(self.shape) != 2:
+            raise UncertaintyError(f"{what} must be a pair of integers (ny, nu), got "
+                                   f"{self.shape!r}")
         try:
-            shape = tuple(int(s) for s in self.shape)
+            shape = tuple(check_count(s, what, minimum=1) for s in self.shape)
         except (TypeError, ValueError):
-            raise UncertaintyError(f"ultidyn {self.name!r}: shape must be (ny, nu)") from None
-        if len(shape) != 2 or min(shape) < 1:
-            raise UncertaintyError(f"ultidyn {self.name!r}: shape must be (ny, nu) with "
-                                   f"ny, nu ≥ 1, got {self.shape}")
+            raise UncertaintyError(f"{what} must be (ny, nu), integers ≥ 1, got "
+                                   f"{self.shape!r}") from None
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "bound", _real(self.bound, self.name, "bound"))
         if self.bound <= 0:
@@ -372,6 +376,12 @@ def ultidyn(name: str, shape: tuple[int, int] = (1, 1), bound: float = 1.0) -> U
     Returns
     -------
     ULTIDyn
+
+    Raises
+    ------
+    UncertaintyError
+        A name that is not an identifier, a shape that is not two integers ≥ 1 (``(1.5,
+        2.7)`` is refused, not truncated), or a bound that is not a finite number > 0.
     """
     return ULTIDyn(name, shape, bound)
 

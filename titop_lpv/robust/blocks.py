@@ -14,6 +14,8 @@ with a ``blocks`` attribute) convert them once with :func:`as_structure`.
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ import numpy as np
 
 from ..exceptions import ShapeError, TitopError
 from .abcd import blkdiag
+from .checks import check_count, check_finite
 
 __all__ = ["KINDS", "Block", "BlockSpec", "DeltaStructure", "StructureError",
            "UncertaintyError", "as_blocks", "as_structure", "check_name"]
@@ -96,6 +99,12 @@ class Block:
         if self.kind not in KINDS:
             raise UncertaintyError(f"block {self.name!r}: kind must be 'real', 'complex' or "
                                    f"'full', got {self.kind!r}")
+        for f in ("rows", "cols", "repeats"):
+            v = getattr(self, f)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or \
+                    not math.isfinite(v) or v != int(v):
+                raise UncertaintyError(f"block {self.name!r}: {f} must be an integer, got {v!r}")
+            object.__setattr__(self, f, int(v))
         if self.kind != "full" and (self.rows, self.cols) != (1, 1):
             raise UncertaintyError(f"block {self.name!r}: a scalar block is 1×1")
         if min(self.rows, self.cols, self.repeats) < 1:
@@ -138,7 +147,13 @@ class DeltaStructure:
     blocks: tuple[Block, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
+        if isinstance(self.blocks, (str, bytes)) or not hasattr(self.blocks, "__iter__"):
+            raise StructureError(f"DeltaStructure takes a tuple of Block, got {self.blocks!r}")
         object.__setattr__(self, "blocks", tuple(self.blocks))
+        bad = [b for b in self.blocks if not isinstance(b, Block)]
+        if bad:
+            raise StructureError(f"DeltaStructure takes a tuple of Block, got {bad[0]!r} (use "
+                                 "as_structure for tuples (kind, rows, cols, repeats[, name]))")
         names = [b.name for b in self.blocks]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -205,8 +220,8 @@ class DeltaStructure:
         Raises
         ------
         UncertaintyError
-            A missing or unknown block, a wrong number of values, a non-numeric value or
-            a complex value for a real block.
+            A missing or unknown block, a wrong number of values, a non-numeric, NaN or
+            infinite value or a complex value for a real block.
         ShapeError
             A value of the wrong shape.
 
@@ -226,15 +241,22 @@ class DeltaStructure:
                 raise UncertaintyError(f"no value for the blocks {missing}" if missing else
                                        f"unknown blocks {unknown}: the structure has {names}")
             values = [values[n] for n in names]
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise UncertaintyError(f"values must be a mapping {{name: value}} or a sequence of "
+                                   f"one value per block, got {values!r}")
         values = list(values)
         if len(values) != len(self.blocks):
             raise UncertaintyError(f"{len(values)} values for {len(self.blocks)} blocks")
         parts = []
         for b, v in zip(self.blocks, values):
-            arr = np.atleast_2d(np.asarray(v))
+            try:
+                arr = np.atleast_2d(np.asarray(v))
+            except (TypeError, ValueError):
+                arr = np.asarray([[None]])
             if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
                 raise UncertaintyError(f"block {b.name!r}: value {v!r} is not a number or an "
                                        "array")
+            check_finite(arr, f"block {b.name!r}: value", UncertaintyError)
             if arr.shape != (b.rows, b.cols):
                 raise ShapeError(f"block {b.name!r}: value of shape {arr.shape}, expected "
                                  f"{(b.rows, b.cols)}")
@@ -323,9 +345,12 @@ def as_structure(obj: Any) -> DeltaStructure:
             continue
         kind, name = str(spec.kind).lower(), str(spec.name or f"{spec.kind}{i}")
         try:
-            rows, cols, rep = int(spec.rows), int(spec.cols), int(spec.repeats)
+            rows, cols, rep = (check_count(v, f) for v, f in ((spec.rows, "rows"),
+                                                                (spec.cols, "cols"),
+                                                                (spec.repeats, "repeats")))
         except (TypeError, ValueError):
-            problems.append(f"block {name!r}: rows, cols and repeats must be integers")
+            problems.append(f"block {name!r}: rows, cols and repeats must be integers, got "
+                            f"{spec.rows!r}, {spec.cols!r}, {spec.repeats!r}")
             continue
         if kind not in KINDS:
             problems.append(f"block {name!r}: kind {spec.kind!r} not in {KINDS}")

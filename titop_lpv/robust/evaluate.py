@@ -20,6 +20,7 @@ import numpy as np
 from ..exceptions import ShapeError
 from .abcd import ABCD, abcd_append, lft_upper_abcd, static_abcd, unique_names
 from .blocks import UncertaintyError
+from .checks import check_count, check_finite, check_seed, numeric_array
 from .system import LFTSystem
 
 __all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "vertices"]
@@ -39,6 +40,13 @@ class ComplexStateSpace:
         Signal names.
     name : str or None
         System name.
+
+    Raises
+    ------
+    ShapeError
+        Matrices whose shapes do not fit.
+    ArgumentTypeError, ArgumentError
+        Non-numeric matrices, or NaN or infinite entries.
     """
 
     A: np.ndarray
@@ -50,6 +58,16 @@ class ComplexStateSpace:
     output_labels: tuple[str, ...]
     state_labels: tuple[str, ...]
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        mats = {m: numeric_array(getattr(self, m), m, ndim=2) for m in "ABCD"}
+        A, B, C, D = mats.values()
+        n, m, p = A.shape[0], D.shape[1], D.shape[0]
+        if A.shape != (n, n) or B.shape != (n, m) or C.shape != (p, n):
+            raise ShapeError(f"ComplexStateSpace: A {A.shape}, B {B.shape}, C {C.shape} and D "
+                             f"{D.shape} do not fit (n×n, n×m, p×n, p×m)")
+        for k, v in mats.items():
+            object.__setattr__(self, k, v)
 
     @property
     def ninputs(self) -> int:
@@ -124,7 +142,7 @@ def normalise(G: LFTSystem, values: Mapping[str, Any], *, physical: bool) -> dic
         if a.kind == "real":
             out[key] = a.to_delta(v) if physical else _real(v, key)
         elif a.kind == "complex":
-            out[key] = a.to_delta(v) if physical else complex(_num(v, key, complex))
+            out[key] = a.to_delta(v) if physical else _complex(v, key)
         else:
             out[key] = _full(a, v, physical)
     return out
@@ -135,6 +153,13 @@ def _real(v: Any, key: str) -> float:
     if z.imag != 0 or not math.isfinite(z.real):
         raise UncertaintyError(f"parameter {key!r}: δ must be a finite real number, got {v!r}")
     return z.real
+
+
+def _complex(v: Any, key: str) -> complex:
+    z = complex(_num(v, key, complex))
+    if not (math.isfinite(z.real) and math.isfinite(z.imag)):
+        raise UncertaintyError(f"parameter {key!r}: δ must be finite, got {v!r}")
+    return z
 
 
 def _num(v: Any, key: str, kind: type = float) -> Any:
@@ -153,12 +178,18 @@ def _full(a: Any, v: Any, physical: bool) -> Any:
         if (v.noutputs, v.ninputs) != a.shape:
             raise ShapeError(f"ultidyn {a.name!r}: value is {v.noutputs}×{v.ninputs} "
                              f"(outputs × inputs), expected {a.shape[0]}×{a.shape[1]}")
+        for m in "ABCD":
+            check_finite(np.asarray(getattr(v, m)), f"ultidyn {a.name!r}: value.{m}",
+                         UncertaintyError)
         return control.ss(v.A, v.B, scale * v.C, scale * v.D, v.dt)
-    arr = np.asarray(v)
+    try:
+        arr = np.asarray(v)
+    except (TypeError, ValueError):
+        arr = np.asarray(None)
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
         raise UncertaintyError(f"ultidyn {a.name!r}: expected an array or a StateSpace, "
                                f"got {v!r}")
-    arr = np.atleast_2d(arr)
+    arr = check_finite(np.atleast_2d(arr), f"ultidyn {a.name!r}: value", UncertaintyError)
     if arr.shape != a.shape:
         raise ShapeError(f"ultidyn {a.name!r}: value has shape {arr.shape}, expected {a.shape}")
     return scale * arr
@@ -220,6 +251,9 @@ def grid(G: LFTSystem, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
     -------
     ndarray of control.StateSpace, shape ``(len(v_1), len(v_2), …)``
     """
+    if not isinstance(values, Mapping):
+        raise UncertaintyError(f"grid values must be a mapping {{name: sequence of values}}, "
+                               f"got {values!r:.60}")
     names = list(values)
     axes = [list(np.atleast_1d(values[n])) for n in names]
     out = np.empty(tuple(len(a) for a in axes), dtype=object)
@@ -260,12 +294,18 @@ def sample_delta(G: LFTSystem, n: int, seed: Any = None) -> list[dict[str, Any]]
         Number of samples (≥ 0).
     seed : int or numpy.random.Generator, optional
         Seed of ``numpy.random.default_rng``.
+
+    Raises
+    ------
+    UncertaintyError
+        ``n`` not an integer in [0, 10⁶].
+    ArgumentTypeError, ArgumentError
+        ``n`` is not a number, or ``seed`` is not None, an integer >= 0 or a Generator.
     """
-    if int(n) != n or n < 0:
-        raise UncertaintyError(f"number of samples must be a non-negative integer, got {n!r}")
-    rng = np.random.default_rng(seed)
+    n = check_count(n, "number of samples n", maximum=10**6, error=UncertaintyError)
+    rng = np.random.default_rng(check_seed(seed))
     out = []
-    for _ in range(int(n)):
+    for _ in range(n):
         d: dict[str, Any] = {}
         for b in G.delta:
             if b.kind == "real":

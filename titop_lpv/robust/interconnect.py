@@ -29,6 +29,15 @@ def _spec_name(spec: Any) -> str | None:
     return None
 
 
+def _signal_list(spec: Any, what: str) -> list[Any]:
+    if isinstance(spec, str):
+        return [spec]
+    if not hasattr(spec, "__iter__"):
+        raise UncertaintyError(f"interconnect: {what} must be a signal name or a list of "
+                               f"them, got {spec!r}")
+    return list(spec)
+
+
 def interconnect(systems: Sequence[Any], inplist: Sequence[Any] | None = None,
                  outlist: Sequence[Any] | None = None, connections: Any = None, *,
                  inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None,
@@ -65,9 +74,12 @@ def interconnect(systems: Sequence[Any], inplist: Sequence[Any] | None = None,
     if (inplist is None and inputs is None) or (outlist is None and outputs is None):
         raise UncertaintyError("interconnect needs the external signals: inplist (or inputs) "
                                "and outlist (or outputs)")
+    if isinstance(systems, (str, bytes)) or not hasattr(systems, "__iter__"):
+        raise UncertaintyError(f"interconnect: systems must be a list of systems, got "
+                               f"{systems!r:.60}")
     Gs = [as_system(G) for G in systems]
-    inplist = list(inputs if inplist is None else inplist)
-    outlist = list(outputs if outlist is None else outlist)
+    inplist = _signal_list(inputs if inplist is None else inplist, "inplist")
+    outlist = _signal_list(outputs if outlist is None else outlist, "outlist")
     taken = {s for G in Gs for s in (*G.input_labels, *G.output_labels)}
     tag = "lft"
     while any(s.startswith(tag) for s in taken):
@@ -81,14 +93,20 @@ def interconnect(systems: Sequence[Any], inplist: Sequence[Any] | None = None,
                                name=G.name))
         wall += wn
         zall += zn
-    in_names = list(inputs) if inputs is not None else [
+    in_names = _signal_list(inputs, "inputs") if inputs is not None else [
         _spec_name(s) or f"u[{k}]" for k, s in enumerate(inplist)]
-    out_names = list(outputs) if outputs is not None else [
+    out_names = _signal_list(outputs, "outputs") if outputs is not None else [
         _spec_name(s) or f"y[{k}]" for k, s in enumerate(outlist)]
-    ic = control.interconnect(subs, connections=connections, inplist=wall + inplist,
-                              outlist=zall + outlist, inputs=wall + unique_names(in_names, "u"),
-                              outputs=zall + unique_names(out_names, "y"),
-                              check_unused=check_unused)
+    try:
+        ic = control.interconnect(subs, connections=connections, inplist=wall + inplist,
+                                  outlist=zall + outlist,
+                                  inputs=wall + unique_names(in_names, "u"),
+                                  outputs=zall + unique_names(out_names, "y"),
+                                  check_unused=check_unused)
+    except (ValueError, IndexError, KeyError, TypeError) as exc:  # python-control's message
+        raise UncertaintyError(f"interconnect: the signals cannot be connected: {exc} (inputs "
+                               f"{inplist}, outputs {outlist}, connections {connections!r})"
+                               ) from None
     wperm, zperm, delta, params = merge_blocks([G.delta for G in Gs], [G.params for G in Gs])
     cols = np.r_[wperm, len(wall) : ic.ninputs].astype(int)
     rows = np.r_[zperm, len(zall) : ic.noutputs].astype(int)

@@ -36,6 +36,7 @@ from ..exceptions import ShapeError
 from .abcd import ABCD, IllPosedError, lft_upper_abcd, star_abcd, to_abcd, unique_names
 from .atoms import UComplex, UReal, ureal
 from .blocks import DeltaStructure, UncertaintyError
+from .checks import ArgumentTypeError, check_count, check_real, numeric_array
 from .ops import as_uss
 from .system import Uncertain
 from .uss import USS
@@ -66,11 +67,15 @@ def _wrap(R: ABCD, systems: Sequence[control.StateSpace | None], inputs: list[st
     if not present:
         return R.D
     if any(np.iscomplexobj(M) and np.any(np.imag(M) != 0) for M in R):
-        raise TypeError("the result has complex matrices: python-control StateSpace is real "
-                        "(use arrays for complex LFTs)")
+        raise ArgumentTypeError("the result has complex matrices: python-control StateSpace "
+                                "is real (use arrays for complex LFTs)")
     dt = present[0].dt
     for s in present[1:]:
-        dt = control.iosys.common_timebase(dt, s.dt)
+        try:
+            dt = control.iosys.common_timebase(dt, s.dt)
+        except ValueError:
+            raise UncertaintyError(f"incompatible timebases: dt = {present[0].dt} and "
+                                   f"dt = {s.dt}") from None
     return control.ss(*(np.real(M) for M in R), dt, inputs=unique_names(inputs, "u"),
                       outputs=unique_names(outputs, "y"), states=unique_names(states, "x"))
 
@@ -123,7 +128,8 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
     Raises
     ------
     ShapeError
-        If the operands are too small for ``ny`` and ``nu``.
+        If the operands are too small for ``ny`` and ``nu``, or these are not integers
+        ``>= 0``.
     IllPosedError
         If the interconnection is not well posed.
     UncertaintyError
@@ -131,15 +137,16 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
         :func:`titop_lpv.interconnect`, :func:`titop_lpv.feedback` or
         :func:`titop_lpv.series`.
     """
+    ny, nu = check_count(ny, "ny", error=ShapeError), check_count(nu, "nu", error=ShapeError)
     if isinstance(M1, Uncertain) or isinstance(M2, Uncertain):
         if not isinstance(M1, Uncertain):
             raise UncertaintyError(f"star: M2 is uncertain ({type(M2).__name__}) and M1 is "
                                    "not; its Δ channels would be connected. Pass the "
                                    "uncertain system as M1, or connect with tl.interconnect")
-        return _uncertain_star(M1, M2, int(ny), int(nu), "star")
+        return _uncertain_star(M1, M2, ny, nu, "star")
     S1, s1 = to_abcd(M1, "M1")
     S2, s2 = to_abcd(M2, "M2")
-    R = star_abcd(S1, S2, int(ny), int(nu))
+    R = star_abcd(S1, S2, ny, nu)
     return _wrap(R, [s1, s2],
                  _labels(s1, "u", S1.m)[: S1.m - nu] + _labels(s2, "u", S2.m)[ny:],
                  _labels(s1, "y", S1.p)[: S1.p - ny] + _labels(s2, "y", S2.p)[nu:],
@@ -249,6 +256,14 @@ def _factor(X: np.ndarray, tol: float | None) -> tuple[np.ndarray, np.ndarray]:
     return U[:, :r] * root, root[:, None] * Vh[:r]
 
 
+def _check_terms(terms: Any, tol: Any) -> None:
+    if not isinstance(terms, Mapping):
+        raise UncertaintyError(f"terms must be a mapping {{parameter: coefficient}}, got "
+                               f"{type(terms).__name__} {terms!r:.60}")
+    if tol is not None:
+        check_real(tol, "tol", minimum=0.0)
+
+
 def _parameter(key: Any) -> Any:
     if isinstance(key, str):
         return ureal(key, 0.0, range=(-1.0, 1.0))
@@ -268,14 +283,15 @@ def _term(X: Any, shape: tuple[int, int], n: int, name: str) -> np.ndarray:
         X = np.block([[S.A, S.B], [S.C, S.D]])
     elif isinstance(X, tuple) and len(X) == 4:
         m, p = shape[1] - n, shape[0] - n
-        parts = [np.zeros(s) if x is None else np.atleast_2d(np.asarray(x, dtype=float))
+        parts = [np.zeros(s) if x is None else
+                 np.atleast_2d(numeric_array(x, f"coefficient of {name!r}", dtype=float))
                  for x, s in zip(X, [(n, n), (n, m), (p, n), (p, m)])]
         if any(a.shape != s for a, s in zip(parts, [(n, n), (n, m), (p, n), (p, m)])):
             raise ShapeError(f"coefficient of {name!r}: (A, B, C, D) shapes "
                              f"{[a.shape for a in parts]} do not match M0 ({n} states, "
                              f"{m} inputs, {p} outputs)")
         X = np.block([[parts[0], parts[1]], [parts[2], parts[3]]])
-    X = np.atleast_2d(np.asarray(X, dtype=float))
+    X = np.atleast_2d(numeric_array(X, f"coefficient of {name!r}", dtype=float))
     if X.shape != shape:
         raise ShapeError(f"coefficient of {name!r} has shape {X.shape}, M0 has shape {shape}"
                          + (" ([[A, B], [C, D]])" if n else ""))
@@ -346,6 +362,7 @@ def affine_lft(M0: Any, terms: Mapping[Any, Any], *, inputs: Sequence[str] | Non
     UncertaintyError
         If a parameter appears twice or a key is not a parameter.
     """
+    _check_terms(terms, tol)
     N0, n, sys0 = _big(M0)
     centre = N0.astype(float).copy()
     blocks, params, Ls, Rs, seen = [], [], [], [], set()
@@ -411,6 +428,7 @@ def polynomial_lft(M0: Any, terms: Mapping[Any, Any], *, inputs: Sequence[str] |
     UncertaintyError
         If two parameters with the same name have different specifications.
     """
+    _check_terms(terms, tol)
     N0, n, sys0 = _big(M0)
     total = as_uss(N0)
     for key, Mk in terms.items():
@@ -534,6 +552,7 @@ def reduce(G: Any, tol: float = 1e-10) -> tuple[USS, dict[str, tuple[int, int]]]
         The reduced system (same signal names; a parameter whose channels all vanish is
         dropped) and ``{name: (repeats_before, repeats_after)}`` for every block.
     """
+    tol = check_real(tol, "tol", minimum=0.0)
     G = as_uss(G)
     blocks = G.delta.blocks
     R, sizes = reduce_abcd(G.abcd, [(b.kind, b.nw, b.nz) for b in blocks], tol)

@@ -27,6 +27,7 @@ import numpy as np
 from ..exceptions import ShapeError, TitopError
 from .abcd import ABCD, IllPosedError, lft_upper_abcd
 from .blocks import StructureError, UncertaintyError, as_structure
+from .checks import check_finite, numeric_array
 from .structure import MuStructure
 
 __all__ = ["AXIS_TOL", "LOOP_MAX_COND", "LoopLFT", "RobustnessError", "check_stable", "close_lft",
@@ -144,7 +145,7 @@ def split_lft(M: Any, blocks: Any, perf: bool = False) -> LoopLFT:
     ------
     RobustnessError
         Blocks given with a USS or missing with a StateSpace, an invalid structure, a
-        discrete-time ``M`` or sizes that do not match.
+        discrete-time ``M``, sizes that do not match or a NaN or infinite matrix entry.
     """
     uss = None
     if hasattr(M, "lftdata") and hasattr(M, "params"):
@@ -159,6 +160,8 @@ def split_lft(M: Any, blocks: Any, perf: bool = False) -> LoopLFT:
         st = MuStructure(blocks)
     except StructureError as exc:
         raise RobustnessError(str(exc)) from None
+    if isinstance(M, control.TransferFunction):
+        M = control.ss(M)
     if not isinstance(M, control.StateSpace):
         raise RobustnessError(f"M must be a control.StateSpace or a USS, got "
                               f"{type(M).__name__}")
@@ -172,7 +175,8 @@ def split_lft(M: Any, blocks: Any, perf: bool = False) -> LoopLFT:
                               f"{need} n_w = {st.nw} inputs (w) and {need} n_z = {st.nz} "
                               "outputs (z)" + (" (the rest are the performance channels)"
                                                if perf else ""))
-    A, B, C, D = (np.asarray(getattr(M, m), float) for m in "ABCD")
+    A, B, C, D = (check_finite(np.asarray(getattr(M, m), float), f"M.{m}", RobustnessError)
+                  for m in "ABCD")
     w, z = st.nw, st.nz
     return LoopLFT(A.reshape(nx, nx), B[:, :w], B[:, w:], C[:z], C[z:], D[:z, :w], D[:z, w:],
                    D[z:, :w], D[z:, w:], st, M, uss)
@@ -310,18 +314,28 @@ def close_lft(M: control.StateSpace, delta: np.ndarray, blocks: Any = None) -> c
     Raises
     ------
     RobustnessError
-        Wrong sizes, complex Δ, or an ill-posed loop (I − D11 Δ singular).
+        Wrong sizes (no performance channel left), complex or non-finite Δ, an ill-posed
+        loop (I − D11 Δ singular) or one that overflows.
+    ArgumentTypeError
+        ``delta`` is not numeric.
     """
-    delta = np.atleast_2d(np.asarray(delta))
-    if np.iscomplexobj(delta) and np.any(delta.imag):
+    delta = numeric_array(delta, "delta", error=RobustnessError)
+    if delta.ndim > 2:
+        raise RobustnessError(f"delta must be a matrix, got shape {delta.shape}")
+    delta = np.atleast_2d(delta)
+    if np.any(delta.imag):
         raise RobustnessError("close_lft needs a real Δ (a complex Δ gives a complex system)")
-    delta = delta.real.astype(float)
+    delta = delta.real
     nw, nz = delta.shape
-    lft = split_lft(M, blocks if blocks is not None else [("full", nw, nz, 1)])
+    lft = split_lft(M, blocks if blocks is not None else [("full", nw, nz, 1)], perf=True)
     if delta.shape != (lft.st.nw, lft.st.nz):
         raise RobustnessError(f"Δ is {nw}x{nz}, the structure needs {lft.st.nw}x{lft.st.nz}")
     mats = lft.closed(delta)
     if mats is None:
         raise RobustnessError("ill-posed loop: I − D11 Δ is singular for this Δ")
+    if not all(np.all(np.isfinite(X)) for X in mats):
+        raise RobustnessError("the closed loop F_u(M, Δ) overflows (entries beyond the largest "
+                              "float): scale M")
+    M = lft.sys
     return control.ss(*mats, states=list(M.state_labels), inputs=list(M.input_labels[nw:]),
                       outputs=list(M.output_labels[nz:]), name=f"{M.name}_closed")

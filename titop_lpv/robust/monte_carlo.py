@@ -13,6 +13,7 @@ import numpy as np
 from ..plots import plot_monte_carlo
 from ..progress import reporter
 from .abcd import ABCD, IllPosedError, lft_upper_abcd
+from .checks import ArgumentTypeError, check_count, check_seed
 from .frequency import check_omega, default_omega
 from .loop import LOOP_MAX_COND, RobustnessError, delta_matrix, nominal_values, split_lft
 from .mu import freqresp
@@ -20,7 +21,9 @@ from .mu import freqresp
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["MonteCarloResult", "monte_carlo"]
+__all__ = ["MAX_SAMPLES", "MonteCarloResult", "monte_carlo"]
+
+MAX_SAMPLES = 10**6  # more samples are refused (memory: poles and magnitudes of each)
 
 
 @dataclass(frozen=True)
@@ -167,11 +170,23 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
         and full blocks as real matrices with σ̄ uniform in [0, 1] (real static Δ, a subset
         of the structure, so that every closed loop is a real system). Ill-posed samples
         (I − D11 Δ singular) get NaN poles and magnitudes.
+
+    Raises
+    ------
+    RobustnessError
+        ``n`` not an integer in [1, 10⁶], ``chunksize`` not a positive integer, a bad
+        ``omega``, an invalid loop or structure, an ill-posed nominal loop.
+    ArgumentTypeError, ArgumentError
+        ``seed`` is not an integer >= 0, ``n`` or ``chunksize`` is not a number, or
+        ``executor`` has no ``submit`` method.
     """
-    if int(n) != n or n < 1:
-        raise RobustnessError(f"n must be a positive integer, got {n!r}")
-    if int(chunksize) != chunksize or chunksize < 1:
-        raise RobustnessError(f"chunksize must be a positive integer, got {chunksize!r}")
+    n = check_count(n, "n (the number of samples)", minimum=1, maximum=MAX_SAMPLES,
+                    error=RobustnessError)
+    chunksize = check_count(chunksize, "chunksize", minimum=1, error=RobustnessError)
+    seed = check_seed(seed, "seed", allow_none=False)
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (with a "
+                                f"submit method), got {type(executor).__name__}")
     lft = split_lft(M, blocks)
     st = lft.st
     omega = (default_omega(lft.poles(), 200) if omega is None

@@ -35,22 +35,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import control
 import numpy as np
+import scipy.linalg as sla
 from scipy import optimize
 
 from ..plots import plot_mu
 from .blocks import Block, StructureError, as_blocks
+from .checks import ArgumentTypeError, check_count, check_finite, check_seed
 from .frequency import check_omega
 from .mu_lower import lower_batch, mu_lower
-from .mu_upper import dg_batch, dg_init, full_scalings, mu_upper, upper_bound
+from .mu_upper import dg_batch, dg_init, full_scalings, mu_upper, pow2_scale, upper_bound
 from .structure import MuBound, MuStructure, block_values, structured_norm
 
 if TYPE_CHECKING:
-    import control
     from matplotlib.figure import Figure
 
 __all__ = ["Block", "MuBound", "MuResult", "StructureError", "as_blocks", "block_values",
-           "freqresp", "mu_lower", "mu_sweep", "mu_upper", "structured_norm"]
+           "freqresp", "mu_lower", "mu_sweep", "mu_upper", "real_frequencies",
+           "structured_norm"]
 
 
 # --------------------------------------------------------------------------- sweeps
@@ -78,6 +81,52 @@ def freqresp(sys: Any, omega: Sequence[float] | np.ndarray) -> np.ndarray:
                             np.broadcast_to(B, (w.size, *B.shape))) if A.size else 0.0
         out[k:k + 64] = C @ X + D if A.size else D
     return out
+
+
+def real_frequencies(A: np.ndarray, B: np.ndarray, C: np.ndarray,
+                     tol: float = 1e-6) -> np.ndarray:
+    """Frequencies ω ≥ 0 [rad/s] where a SISO ``g(jω) = C (jω I − A)⁻¹ B (+ D)`` is real: the
+    imaginary-axis zeros of ``h(s) = g(s) − g(−s)``, realised as ``(diag(A, −A), [B; B],
+    [C, C], 0)``, from the generalised eigenvalues of its Rosenbrock pencil. With one real
+    scalar uncertainty, μ is nonzero only there, so a grid alone misses it.
+
+    Parameters
+    ----------
+    A : ndarray (n, n)
+        State matrix (no eigenvalue on the imaginary axis).
+    B : ndarray (n, 1)
+        Input matrix.
+    C : ndarray (1, n)
+        Output matrix.
+    tol : float, optional
+        A zero ``s`` is on the axis when ``|Re s| <= tol · max(1, |s|)`` (default 1e-6;
+        a spurious one only adds a frequency).
+
+    Returns
+    -------
+    ndarray
+        Sorted unique frequencies (empty without states or when ``g`` is constant).
+
+    Examples
+    --------
+    ``1/(s + 1)³`` is real at ω = 0 and where its phase is −180°, ω = √3:
+
+    >>> A = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, -3.0, -3.0]])
+    >>> np.round(real_frequencies(A, np.array([[0.0], [0.0], [1.0]]),
+    ...                           np.array([[1.0, 0.0, 0.0]])) ** 2, 12)
+    array([0., 3.])
+    """
+    n = A.shape[0]
+    if n == 0 or not (np.any(B) and np.any(C)):
+        return np.zeros(0)
+    P = np.block([[sla.block_diag(A, -A), np.vstack([B, B])],
+                  [np.hstack([C, C]), np.zeros((1, 1))]])
+    E = sla.block_diag(np.eye(2 * n), np.zeros((1, 1)))
+    with np.errstate(all="ignore"):
+        z = sla.eigvals(P, E)
+    z = z[np.isfinite(z)]
+    z = z[np.abs(z.real) <= tol * np.maximum(1.0, np.abs(z))]
+    return np.unique(np.abs(z.imag))
 
 
 @dataclass(frozen=True)
@@ -202,22 +251,76 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
     Returns
     -------
     MuResult
-        Upper bound: the batched D-G certificate everywhere, AB13MD at the largest grid bounds
-        (until the largest is AB13MD's, at most 3), at the refined peak and (``polish``) at
-        most twice more. Lower bound: power
+        With one real scalar block (μ is nonzero only where M(jω) is real), the grid is
+        extended by every such frequency (:func:`real_frequencies`), so the peak is exact.
+        The responses are divided by a power of two near their largest modulus first
+        (``μ(cM) = |c| μ(M)``). Upper bound: the batched D-G certificate everywhere, AB13MD
+        at the largest grid bounds (until the largest is AB13MD's, at most 3), at the
+        refined peak and (``polish``) at most twice more. Lower bound: power
         iteration everywhere, :func:`mu_lower` at the largest grid upper bound and at the
         refined peak.
+
+    Raises
+    ------
+    StructureError
+        An invalid structure or grid, sizes that do not match, a discrete-time system, a
+        non-finite matrix or frequency response.
+    ArgumentTypeError
+        ``sys`` is not a StateSpace (or TransferFunction), ``seed`` or ``polish`` is not
+        an integer.
+    ArgumentError
+        ``seed`` or ``polish`` negative.
     """
     st = MuStructure(blocks)
     omega = check_omega(omega)
-    if getattr(sys, "dt", 0) not in (0, None):
+    seed = check_seed(seed, "seed", allow_none=False)
+    polish = check_count(polish, "polish", maximum=100_000)
+    if isinstance(sys, control.TransferFunction):
+        sys = control.ss(sys)
+    if not isinstance(sys, control.StateSpace):
+        raise ArgumentTypeError(f"sys must be a control.StateSpace (the Δ-channel part M11), "
+                                f"got {type(sys).__name__}; for one matrix use mu_upper and "
+                                "mu_lower")
+    if sys.dt not in (0, None):
         raise StructureError(f"the system is discrete-time (dt = {sys.dt}); only continuous "
                              "time is handled")
     if (sys.noutputs, sys.ninputs) != (st.nz, st.nw):
         raise StructureError(f"the system has {sys.noutputs} outputs and {sys.ninputs} inputs "
                              f"but the structure needs n_z = {st.nz} outputs and n_w = "
                              f"{st.nw} inputs")
-    Mw = freqresp(sys, omega)
+    for m in "ABCD":
+        check_finite(np.asarray(getattr(sys, m)), f"sys.{m}", StructureError)
+    if st.N == 1 and st.all_real:  # μ ≠ 0 only where M(jω) is real: add those frequencies
+        omega = np.unique(np.r_[omega, real_frequencies(sys.A, sys.B, sys.C)])
+    try:
+        with np.errstate(all="ignore"):
+            Mw = freqresp(sys, omega)
+    except np.linalg.LinAlgError:  # jω I − A exactly singular at a grid frequency
+        Mw = np.full((omega.size, st.nz, st.nw), np.nan, complex)
+        for k, w in enumerate(omega):
+            try:
+                Mw[k] = freqresp(sys, [w])[0]
+            except np.linalg.LinAlgError:
+                continue
+    bad = ~np.all(np.isfinite(Mw), axis=(1, 2))
+    if bad.any():
+        raise StructureError(f"the frequency response of sys is not finite at ω = "
+                             f"{omega[bad][0]:.6g} rad/s (a pole on the imaginary axis?)")
+    scale = pow2_scale(Mw)  # μ(cM) = |c| μ(M): bounds on M/scale, multiplied back
+    res = _sweep(sys, st, omega, Mw / scale, scale, lower, refine, polish, seed)
+    return MuResult(res.omega, res.upper * scale, res.lower * scale, res.peak_upper * scale,
+                    res.omega_upper, res.peak_lower * scale, res.omega_lower,
+                    None if res.delta is None else res.delta / scale, res.blocks,
+                    res.ab13md_omega)
+
+
+def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: float,
+           lower: bool, refine: bool, polish: int, seed: int) -> MuResult:
+    """:func:`mu_sweep` on checked arguments, the responses ``Mw`` divided by ``scale``."""
+
+    def resp(w):
+        return freqresp(sys, w) / scale
+
     Z = st.pad(Mw)
     ub, xs, xf = _upper_grid(Z, st)
     done: dict[int, MuBound] = {}
@@ -239,7 +342,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         use_lower = lower_batch(Mw[kmax:kmax + 1], st)[0].value > 0
 
         def neg(w):
-            Mk = freqresp(sys, [w])
+            Mk = resp([w])
             if use_lower:
                 return -lower_batch(Mk, st)[0].value
             return -dg_batch(st.pad(Mk), st, x0, iters=10, full=full)[0][0]
@@ -247,11 +350,11 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         w_star = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
                                                 options={"xatol": 1e-5 * max(hi, 1e-12)}).x)
         if not np.any(np.isclose(omega, w_star, rtol=1e-12, atol=0)):
-            b = upper_bound(st.pad(freqresp(sys, [w_star]))[0], st, xs[kmax])
+            b = upper_bound(st.pad(resp([w_star]))[0], st, xs[kmax])
             extra_w, extra_u = [w_star], [b.value]
     order = np.argsort(np.r_[omega, extra_w], kind="stable")
     w_all, u_all = np.r_[omega, extra_w][order], np.r_[ub, extra_u][order]
-    M_all = (np.concatenate([Mw, freqresp(sys, extra_w)]) if extra_w else Mw)[order]
+    M_all = (np.concatenate([Mw, resp(extra_w)]) if extra_w else Mw)[order]
     x_all = np.concatenate([xs, xs[[kmax] * len(extra_w)]])[order]
     lbs = lower_batch(M_all, st, seed=seed) if lower else \
         [MuBound(0.0, "lower", "none") for _ in w_all]
@@ -285,6 +388,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
                 break
         if u_all.max() <= (1 + 1e-7) * l_all.max() or u_all.max() > top * (1 - 1e-9):
             break
+    u_all = np.maximum(u_all, l_all)  # both valid: an upper bound below a lower one is raised
     ku, kl = int(np.argmax(u_all)), int(np.argmax(l_all))
     return MuResult(w_all, u_all, l_all, float(u_all[ku]), float(w_all[ku]), float(l_all[kl]),
                     float(w_all[kl]), lbs[kl].delta, st.blocks, np.sort(w_all[list(ab_done)]))

@@ -15,6 +15,8 @@ import numpy as np
 import scipy.linalg as sla
 from scipy import optimize
 
+from .checks import check_count, check_seed
+from .mu_upper import pow2_scale
 from .structure import MuBound, MuStructure
 
 __all__ = ["lower_batch", "mu_lower"]
@@ -84,23 +86,34 @@ def _realify(M: np.ndarray, Q: np.ndarray, st: MuStructure, rank: int = 0,
     for i in np.flatnonzero(~st.isreal):
         cmask[np.ix_(st.widx[i], st.zidx[i])] = True
     sel = [st.sblk == i for i in np.flatnonzero(st.isreal)]
+    best: tuple[float, np.ndarray, complex] | None = None  # the most nearly real iterate
     for _ in range(iters):
         lam, xr, yl = _eig_lr(M @ Q, lam)
         if abs(lam) == 0:
-            return None
+            break
+        if best is None or abs(lam.imag) / abs(lam) < best[0]:
+            best = (abs(lam.imag) / abs(lam), Q.copy(), lam)
         if abs(lam.imag) <= 1e-14 * abs(lam):
             break
         G = _dlam(M, xr, yl)
         J = np.array(([np.sum(G * 1j * Q * cmask).imag] if cmask.any() else []) +
                      [np.sum(G[st.sw[m], st.sz[m]]).imag for m in sel])
         if not np.any(J):
-            return None
+            break
         step = -lam.imag * J / (J @ J)
         if cmask.any():
             Q[cmask] *= np.exp(1j * step[0])
         for m, dl in zip(sel, step[-len(sel):]):
             Q[st.sw[m], st.sz[m]] = np.clip(Q[st.sw[m][0], st.sz[m][0]].real + dl, -1, 1)
-    return Q / lam.real if abs(lam.imag) <= 1e-10 * abs(lam) else None
+    else:
+        lam = _eig_lr(M @ Q, lam)[0]
+        if lam != 0 and (best is None or abs(lam.imag) / abs(lam) < best[0]):
+            best = (abs(lam.imag) / abs(lam), Q, lam)
+    # a Newton step on a nearly flat phase (|Im dλ| ≈ 0) can throw a nearly real λ away:
+    # keep the best iterate
+    if best is None or best[0] > 1e-10:
+        return None
+    return best[1] / best[2].real
 
 
 def _finish(M: np.ndarray, delta: np.ndarray | None, st: MuStructure, method: str):
@@ -255,10 +268,34 @@ def mu_lower(M: np.ndarray, blocks: Any, *, seed: int = 0, starts: int = 4) -> M
         structured norm subject to det(I − M Δ) = 0 from the two best candidates and, for
         real-only structures (where power iteration struggles), from six vertices of the δ
         box. Value 0 and ``delta=None`` when no Δ was found (for real-only structures and a
-        complex M, μ is often exactly 0).
+        complex M, μ is often exactly 0). M is first divided by a power of two near its
+        largest entry (``μ(cM) = |c| μ(M)``, Δ scaled back), so huge and tiny matrices are
+        bounded as accurately as others.
+
+    Raises
+    ------
+    StructureError
+        ``M`` is not one ``n_z × n_w`` matrix of finite numbers, or the structure is
+        invalid.
+    ArgumentTypeError
+        ``M`` is not numeric, or ``seed`` or ``starts`` is not an integer.
+    ArgumentError
+        ``seed`` < 0, ``starts`` < 1 or above 1000, or either not an integer.
     """
     st = MuStructure(blocks)
-    M = st.check(M)
+    M = st.check(M, stack=False)
+    seed = check_seed(seed, "seed", allow_none=False)
+    starts = check_count(starts, "starts", minimum=1, maximum=1000)
+    s = pow2_scale(M)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        b = _lower(M / s, st, seed, starts)
+    if b.delta is None or not np.isfinite(b.value * s):
+        return MuBound(0.0, "lower", b.method) if b.delta is not None else b
+    return MuBound(b.value * s, "lower", b.method, delta=b.delta / s, residual=b.residual)
+
+
+def _lower(M: np.ndarray, st: MuStructure, seed: Any, starts: int) -> MuBound:
+    """:func:`mu_lower` on a checked, scaled matrix."""
     rng = np.random.default_rng(seed)
     cands = lower_batch(M[None], st, seed=int(rng.integers(2**31)), starts=starts, ranks=4)
     starts0 = [c.delta for c in sorted(cands, key=lambda c: -c.value)[:2] if c.delta is not None]

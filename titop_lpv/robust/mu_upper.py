@@ -18,9 +18,39 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 
+from .checks import ArgumentError
 from .structure import MuBound, MuStructure
 
-__all__ = ["dg_batch", "dg_init", "full_scalings", "mu_upper", "scaled_matrices", "upper_bound"]
+__all__ = ["REAL_TOL", "dg_batch", "dg_init", "full_scalings", "mu_upper", "pow2_scale",
+           "scaled_matrices", "upper_bound"]
+
+# a 1×1 real block: μ(z) = |z| if z is real, else 0. For an upper bound, z is taken as real
+# when |Im z| <= REAL_TOL |z| (a larger bound, so still valid): a frequency that a crossing
+# of the real axis is computed at, to rounding, must not read as "μ = 0"
+REAL_TOL = 1e-7
+
+
+def pow2_scale(M: np.ndarray) -> float:
+    """The power of two nearest the largest modulus in ``M`` when that is outside
+    [2⁻¹⁰⁰, 2¹⁰⁰], else 1: dividing by it is exact and brings the entries near 1, so huge
+    or tiny matrices keep their μ (``μ(cM) = |c| μ(M)``); others are bounded as given.
+
+    Parameters
+    ----------
+    M : ndarray
+        The matrix (or matrices).
+
+    Returns
+    -------
+    float
+    """
+    m = float(np.abs(M).max()) if M.size else 0.0
+    return 1.0 if m == 0.0 or 2.0**-100 <= m <= 2.0**100 else float(2.0 ** np.round(np.log2(m)))
+
+
+def _scalar_real(z: np.ndarray) -> np.ndarray:
+    """Upper bound on μ of 1×1 matrices z with one real block (see :data:`REAL_TOL`)."""
+    return np.where(np.abs(z.imag) <= REAL_TOL * np.abs(z), np.abs(z), 0.0)
 
 
 def _certify(Z: np.ndarray, D: np.ndarray, G: np.ndarray) -> float:
@@ -180,8 +210,7 @@ def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters
 def _dg_lbfgs(Z, st, x0, iters, full, tau):
     F, nv = Z.shape[0], (st.nT + st.nG) if full else (st.nd + st.nr)
     if st.N == 1 and st.all_real:  # exact: |z| if z is real, else 0
-        z = Z[:, 0, 0]
-        return np.where(z.imag == 0, np.abs(z), 0.0), np.ones((F, nv))
+        return _scalar_real(Z[:, 0, 0]), np.ones((F, nv))
     x = np.array(x0, float) if x0 is not None else full_scalings(dg_init(Z, st), st) if full \
         else dg_init(Z, st)
     l0 = np.maximum(_dg_eval(x, Z, st, np.ones(F), full)[2], 1e-300)
@@ -258,8 +287,7 @@ def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None) ->
     import slycot
 
     if st.N == 1 and st.all_real:  # AB13MD returns 0 for a 1x1 real block, even for real Z
-        z = Z[0, 0]
-        return MuBound(float(abs(z)) if z.imag == 0 else 0.0, "upper", "exact (1x1 real)",
+        return MuBound(float(_scalar_real(Z[:1, 0])[0]), "upper", "exact (1x1 real)",
                        np.eye(1), np.zeros((1, 1)))
     cands: list[MuBound] = []
     S, dv, g = np.eye(st.N, dtype=complex), np.ones(st.N), np.zeros(st.N)
@@ -282,7 +310,9 @@ def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None) ->
     first = np.r_[0, np.cumsum(st.ab_nblock)[:-1]]
     # AB13MD's barrier keeps its internal G = g/(d² ‖D Z D⁻¹‖) in (−τ, τ), τ <= 100: a warm
     # start outside that box makes it loop (measured), so it is clipped
-    gi = g[st.realpad] / dv[st.realpad] ** 2 / np.linalg.norm(dv[:, None] * Z2 / dv[None], 2)
+    with np.errstate(invalid="ignore", divide="ignore"):  # Z = 0: no warm start (below)
+        gi = g[st.realpad] / dv[st.realpad] ** 2 / np.linalg.norm(dv[:, None] * Z2 / dv[None],
+                                                                  2)
     xab = None if xd is None and not st.repeated else \
         np.r_[dv[first][1:] ** 2, np.clip(gi, -30.0, 30.0) * dv[st.realpad] ** 2]
     if xab is not None and not (np.all(np.isfinite(xab)) and np.all(xab[:len(first) - 1] > 0)):
@@ -325,7 +355,21 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
         ``value`` is certified by the returned D, G (the smallest β with
         ``Zᴴ D Z + j(G Z − Zᴴ G) ≤ β² D``, Z = M zero-padded). AB13MD sees repeated blocks
         as independent copies; with repeated blocks, full-block scalings are optimised
-        first and AB13MD runs on the matrix transformed by them (module docstring).
+        first and AB13MD runs on the matrix transformed by them (module docstring). M is
+        first divided by a power of two near its largest entry (``μ(cM) = |c| μ(M)``), so huge
+        and tiny matrices are bounded as accurately as others. For one 1×1 real block,
+        ``|M|`` when ``|Im M| <= 1e-7 |M|`` (a crossing of the real axis to rounding),
+        else 0.
+
+    Raises
+    ------
+    StructureError
+        ``M`` is not one ``n_z × n_w`` matrix of finite numbers, or the structure is
+        invalid.
+    ArgumentTypeError
+        ``M`` is not numeric.
+    ArgumentError
+        The bound exceeds the largest float.
 
     Examples
     --------
@@ -335,5 +379,12 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
     0.5
     """
     st = MuStructure(blocks)
-    return upper_bound(st.pad(st.check(M)), st)
+    M = st.check(M, stack=False)
+    s = pow2_scale(M)
+    b = upper_bound(st.pad(M / s), st)
+    if not np.isfinite(b.value * s):
+        raise ArgumentError(f"the μ upper bound of M, {b.value:.6g} x {s:.6g}, exceeds the "
+                            "largest float: scale M")
+    a = 2.0 ** -np.round(np.log2(s) / 2)  # certificate (a D, a s G): both stay finite
+    return MuBound(b.value * s, "upper", b.method, a * b.D, a * s * b.G)
 

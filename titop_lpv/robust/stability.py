@@ -14,6 +14,7 @@ import numpy as np
 from scipy import optimize
 
 from ..plots import plot_robust_stability
+from .checks import check_seed
 from .frequency import check_omega, default_omega
 from .loop import (
     AXIS_TOL,
@@ -141,7 +142,7 @@ def _ray_search(lft: LoopLFT, t_max: float, seed: int) -> tuple[float, np.ndarra
                 f = lambda s: _abscissa(lft, s * dmat(d))[0]  # noqa: E731
                 if not np.isfinite(f(t)):  # ill-posed at t: bisect on finiteness too
                     f = lambda s: min(_abscissa(lft, s * dmat(d))[0], 1.0)  # noqa: E731
-                return optimize.brentq(f, prev, t, xtol=1e-15 * t_hi, rtol=1e-15), d
+                return optimize.brentq(f, prev, t, xtol=1e-15 * t, rtol=1e-15), d
             prev = t
         return np.inf, d
 
@@ -185,15 +186,19 @@ def robust_stability(M: Any, blocks: Any = None,
     RobustStabilityResult
         Margin bounds ``[1/peak μ_upper, 1/peak μ_lower]`` from :func:`titop_lpv.robust.mu.mu_sweep`
         of M11; ``delta`` destabilising at the upper bound, verified by closing the loop: a
-        pole on the imaginary axis. With real parameters only, a search along rays of the δ
+        pole on the imaginary axis. Always ``margin_lower <= margin_upper``: where the grid
+        misses the frequency at which ``delta`` puts the pole, μ is bounded there too.
+        With real parameters only, a search along rays of the δ
         box (state-space spectral abscissa, exact crossing by Brent's method) supplements
         the μ lower bound (real μ is discontinuous in ω).
 
     Raises
     ------
     RobustnessError
-        Unstable loop at Δ = 0 (the centre of the box), or sizes of M and of the structure
-        that do not match.
+        Unstable loop at Δ = 0 (the centre of the box), sizes of M and of the structure
+        that do not match, or non-finite matrices.
+    ArgumentTypeError, ArgumentError
+        ``seed`` is not an integer >= 0.
 
     Notes
     -----
@@ -202,6 +207,7 @@ def robust_stability(M: Any, blocks: Any = None,
     stable over the whole box. Real parameters are normalised around the centre of their
     range, so a ``ureal`` whose nominal is not the centre is at δ ≠ 0 nominally.
     """
+    seed = check_seed(seed, "seed", allow_none=False)
     lft = split_lft(M, blocks)
     check_stable(lft)
     omega = default_omega(lft.poles()) if omega is None else check_omega(omega, RobustnessError)
@@ -223,8 +229,14 @@ def robust_stability(M: Any, blocks: Any = None,
             p = np.linalg.eigvals(mats[0])
             pole = complex(p[np.argmin(np.abs(p.real))])
             dist = abs(pole.real)
+    if delta is not None and np.isfinite(pole.imag) and 1 / max(peak, 1e-300) > m_up:
+        # the grid missed the crossing: bound μ where Δ puts the pole, then keep lower <= upper
+        # (lowering a lower bound keeps it valid)
+        wc = abs(pole.imag)
+        peak = max(peak, mu_upper(freqresp(lft.m11(), [wc])[0], lft.st.delta).value)
+    m_low = min(1 / peak if peak > 0 else np.inf, float(m_up))
     return RobustStabilityResult(
-        1 / peak if peak > 0 else np.inf, float(m_up), abs(pole.imag),
+        m_low, float(m_up), abs(pole.imag),
         delta, vals, physical_values(lft, vals), pole, dist,
         on_axis(pole), method, res, _nominal_poles(lft))
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .blocks import DeltaStructure, StructureError, as_structure
+from .checks import numeric_array
 
 __all__ = ["MuBound", "MuStructure", "block_values", "structured_norm"]
 
@@ -109,21 +110,62 @@ class MuStructure:
         self.Ps = np.zeros((len(sz), nb))
         self.Ps[np.arange(len(sz)), self.sblk] = 1.0
 
-    def check(self, M: np.ndarray) -> np.ndarray:
-        """``M`` as a complex array, its last two dimensions checked against ``n_z × n_w``.
+    def describe(self) -> str:
+        """The blocks in one line, for messages: ``name (kind rows x cols xrepeats), …``."""
+        return ", ".join(f"{b.name} ({b.kind} {b.rows}x{b.cols} x{b.repeats})"
+                         for b in self.blocks)
+
+    def check(self, M: np.ndarray, what: str = "M", stack: bool = True) -> np.ndarray:
+        """``M`` as a finite complex array, its last two dimensions checked against
+        ``n_z × n_w``.
 
         Parameters
         ----------
         M : array_like
-            One matrix or a stack of them.
+            One matrix or (``stack``) a stack of them.
+        what : str, optional
+            Its name in the messages (default ``"M"``).
+        stack : bool, optional
+            Accept a stack of matrices (default True); else exactly one matrix.
+
+        Raises
+        ------
+        StructureError
+            A wrong shape, or a NaN or infinite entry.
+        ArgumentTypeError
+            ``M`` is not numeric.
         """
-        M = np.asarray(M, dtype=complex)
-        if M.shape[-2:] != (self.nz, self.nw):
-            desc = ", ".join(f"{b.name} ({b.kind} {b.rows}x{b.cols} x{b.repeats})"
-                             for b in self.blocks)
-            raise StructureError(f"M is {M.shape[-2]}x{M.shape[-1]} but the structure [{desc}] "
-                                 f"needs n_z x n_w = {self.nz}x{self.nw} (M maps w to z)")
+        M = numeric_array(M, what, error=StructureError)
+        if M.ndim < 2 or (not stack and M.ndim != 2) or M.shape[-2:] != (self.nz, self.nw):
+            got = "x".join(str(k) for k in M.shape[-2:]) if M.ndim >= 2 else \
+                f"of shape {M.shape}"
+            raise StructureError(f"{what} is {got} but the structure [{self.describe()}] "
+                                 f"needs n_z x n_w = {self.nz}x{self.nw} (one matrix; M maps "
+                                 "w to z)")
         return M
+
+    def check_delta(self, delta: Any, what: str = "delta") -> np.ndarray:
+        """Δ as a finite complex ``n_w × n_z`` array.
+
+        Parameters
+        ----------
+        delta : array_like
+            The Δ.
+        what : str, optional
+            Its name in the messages (default ``"delta"``).
+
+        Raises
+        ------
+        StructureError
+            A wrong shape, or a NaN or infinite entry.
+        ArgumentTypeError
+            ``delta`` is not numeric.
+        """
+        d = numeric_array(delta, what, error=StructureError)
+        if d.shape != (self.nw, self.nz):
+            raise StructureError(f"{what} has shape {d.shape} but the structure "
+                                 f"[{self.describe()}] needs n_w x n_z = {self.nw}x{self.nz}")
+        return d
 
     def pad(self, M: np.ndarray) -> np.ndarray:
         """The square zero-padded matrices Z (``N × N``) of AB13MD's structure.
@@ -167,7 +209,8 @@ def structured_norm(delta: np.ndarray, blocks: Any) -> float:
     >>> structured_norm([[0.5, 0.0], [0.0, -2.0]], [("real", 1, 1, 1), ("complex", 1, 1, 1)])
     2.0
     """
-    return MuStructure(blocks).norm(np.asarray(delta, complex))
+    st = MuStructure(blocks)
+    return st.norm(st.check_delta(delta))
 
 
 def block_values(delta: np.ndarray, blocks: Any) -> dict[str, Any]:
@@ -185,9 +228,11 @@ def block_values(delta: np.ndarray, blocks: Any) -> dict[str, Any]:
     dict
     """
     st = MuStructure(blocks)
+    checked = st.check_delta(delta)
+    delta = checked if np.iscomplexobj(np.asarray(delta)) else checked.real  # keep real Δ₀ real
     out: dict[str, Any] = {}
     for b, cop in zip(st.blocks, st.copies):
-        sub = np.asarray(delta)[np.ix_(*cop[0])]
+        sub = delta[np.ix_(*cop[0])]
         out[b.name] = (float(sub[0, 0].real) if b.kind == "real" else
                        complex(sub[0, 0]) if b.kind == "complex" else sub.copy())
     return out

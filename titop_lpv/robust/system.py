@@ -61,6 +61,9 @@ def check_labels(labels: Sequence[str] | str | None, count: int, default: Sequen
     """
     if labels is None:
         return tuple(default)
+    if not isinstance(labels, str) and not hasattr(labels, "__iter__"):
+        raise UncertaintyError(f"{what} names must be a string or a sequence of strings, got "
+                               f"{labels!r}")
     labels = [labels] if isinstance(labels, str) else list(labels)
     if len(labels) != count:
         raise ShapeError(f"{len(labels)} {what} names given for {count} {what}s")

@@ -23,13 +23,16 @@ merging the blocks of a parameter used more than once (one block, repeats summed
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import control
 import numpy as np
 
-from .algebra import binary
+from ..exceptions import TitopError
+from .algebra import as_system, binary
+from .checks import ArgumentTypeError
 from .evaluate import evaluate, normalise
 from .evaluate import grid as evaluate_grid
 from .evaluate import sample_delta as draw_deltas
@@ -37,6 +40,9 @@ from .evaluate import vertices as evaluate_vertices
 from .system import LFTSystem, Uncertain
 
 __all__ = ["USS", "Arithmetic"]
+
+# operand types with no reflected operator that could take a USS
+_NO_REFLECTED = (str, bytes, dict, list, tuple, np.ndarray, np.generic, numbers.Number)
 
 
 class Arithmetic(Uncertain):
@@ -48,6 +54,14 @@ class Arithmetic(Uncertain):
 
     def _op(self, name: str, other: Any, reflected: bool = False) -> Any:
         out = binary(name, self, other, reflected)
+        if out is NotImplemented and (other is None or isinstance(other, _NO_REFLECTED)):
+            # nothing else can handle these (numpy defers to us): a typed error, saying why
+            try:
+                as_system(other)
+            except TitopError as exc:
+                raise ArgumentTypeError(f"unsupported operand for {name}: {exc}") from None
+            raise ArgumentTypeError(f"unsupported operand for {name}: {type(self).__name__} "
+                                    f"and {type(other).__name__} {other!r:.40}")
         return out if out is NotImplemented else USS.adopt(out)
 
     def __add__(self, other: Any) -> Any:
@@ -231,7 +245,8 @@ class USS(Arithmetic, LFTSystem):
         seed : int or numpy.random.Generator, optional
             Seed of ``numpy.random.default_rng``.
         """
-        out = np.empty(int(n), dtype=object)
-        for i, d in enumerate(self.sample_delta(n, seed)):
+        deltas = self.sample_delta(n, seed)
+        out = np.empty(len(deltas), dtype=object)
+        for i, d in enumerate(deltas):
             out[i] = evaluate(self, d)
         return out

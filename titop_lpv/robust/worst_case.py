@@ -26,6 +26,7 @@ from scipy import optimize
 from ..plots import plot_worst_case_gain
 from .abcd import ABCD
 from .blocks import Block
+from .checks import check_count, check_seed
 from .frequency import check_omega, default_omega
 from .loop import (
     LoopLFT,
@@ -236,9 +237,13 @@ def worst_case_gain(M: Any, blocks: Any = None,
     Raises
     ------
     RobustnessError
-        Unstable loop at Δ = 0, no performance channel, sizes that do not match, or a bad
-        ``omega``.
+        Unstable loop at Δ = 0, no performance channel, sizes that do not match, a bad
+        ``omega``, or ``starts`` not an integer in [0, 10000].
+    ArgumentTypeError, ArgumentError
+        ``seed`` is not an integer >= 0, or ``starts`` is not a number.
     """
+    starts = check_count(starts, "starts", maximum=10_000, error=RobustnessError)
+    seed = check_seed(seed, "seed", allow_none=False)
     lft = split_lft(M, blocks, perf=True)
     check_stable(lft)
     st = lft.st
@@ -299,7 +304,8 @@ def worst_case_gain(M: Any, blocks: Any = None,
     w_cert = np.unique(np.r_[omega, extra])
     ub = None
     if upper:
-        ub = np.inf if not np.isfinite(g) else _mu_gain_upper(lft, w_cert, g, g_nom)
+        # both bounds are valid: an upper bound below the attained gain is raised to it
+        ub = np.inf if not np.isfinite(g) else max(_mu_gain_upper(lft, w_cert, g, g_nom), g)
     dvals = block_values(delta, st.delta)
     return WorstCaseGainResult(g, delta, dvals, physical_values(lft, dvals), w, ub, w_cert, g_nom,
                                block_values(dmat(v_nom), st.delta), omega, curve, nom_curve)
