@@ -258,7 +258,7 @@ def test_cli_trim_with_a_named_spin_rate(tmp_path, model_file):
 @pytest.mark.parametrize(("spin", "needle"), [
     ("body:0,0,1:Omga", "unknown parameter 'Omga'; parameters are: ['Omega']"),
     ("body:0,0,1:body_wz", "'body_wz' is a state, not a parameter"),
-    ("body:0,0,1:nan", "must be finite"),
+    ("body:0,0,1:nan", "--spin rate: expected a finite number"),
     ("body:0,0,1:2x", "--spin rate: expected a number [rad/s] or a parameter name"),
 ])
 def test_cli_bad_spin_rate_is_one_error_line(tmp_path, model_file, spin, needle):

@@ -11,14 +11,18 @@ contract, and :func:`one_line` folds any error message onto one line.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ..exceptions import TitopError
+from ..multibody.param_checks import MAX_MAGNITUDE  # as in model files: larger ones overflow
 
 __all__ = [
+    "MAX_MAGNITUDE",
+    "MAX_POINTS",
     "CLIError",
     "Parser",
     "UsageError",
@@ -28,10 +32,13 @@ __all__ = [
     "number",
     "one_line",
     "pairs",
+    "positive",
     "spin",
     "triple",
     "values",
 ]
+
+MAX_POINTS = 10_000  # points of one grid axis (LO:HI:N), frequencies of --omega
 
 
 class CLIError(TitopError, ValueError):
@@ -74,17 +81,59 @@ def number(text: str, where: str) -> float:
     Returns
     -------
     float
+        A finite number of magnitude at most :data:`MAX_MAGNITUDE`.
 
     Raises
     ------
     CLIError
-        ``text`` is not a number.
+        ``text`` is not a number, is NaN or infinite, or its magnitude is above
+        :data:`MAX_MAGNITUDE`.
+
+    Examples
+    --------
+    >>> number("2.5", "--param k")
+    2.5
+    >>> number("nan", "--x0 slider.q")
+    Traceback (most recent call last):
+    ...
+    titop_lpv.cli.args.CLIError: --x0 slider.q: expected a finite number, got 'nan'
     """
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         hint = " (a grid LO:HI:N is for the sweep command)" if ":" in text else ""
         raise CLIError(f"{where}: expected a number, got {text!r}{hint}") from None
+    if not math.isfinite(value):
+        raise CLIError(f"{where}: expected a finite number, got {text!r}")
+    if abs(value) > MAX_MAGNITUDE:
+        raise CLIError(f"{where}: {text!r} is too large (magnitude above {MAX_MAGNITUDE:g})")
+    return value
+
+
+def positive(text: str) -> int:
+    """argparse type of ``--workers``: an integer from 1 to 64.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not an integer in ``[1, 64]``.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"expected 1 to 64 worker processes, got {value}")
+    return value
 
 
 def pairs(items: list[str], option: str) -> dict[str, str]:
@@ -112,12 +161,17 @@ def pairs(items: list[str], option: str) -> dict[str, str]:
     >>> pairs(["k=80", "m=2,c=0.5"], "--param")
     {'k': '80', 'm': '2', 'c': '0.5'}
     """
-    out: dict[str, str] = {}
+    return dict(_pairs(items, option))
+
+
+def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
+    """Every ``(NAME, VALUE)`` of :func:`pairs`, in the order given (repeats kept)."""
+    out = []
     for part in (p for item in items for p in item.split(",")):
         name, eq, value = part.partition("=")
         if not eq or not name.strip() or not value.strip():
             raise CLIError(f"{option} {part!r}: expected NAME=VALUE")
-        out[name.strip()] = value.strip()
+        out.append((name.strip(), value.strip()))
     return out
 
 
@@ -138,9 +192,10 @@ def values(items: list[str], option: str) -> dict[str, float]:
     Raises
     ------
     CLIError
-        An item is not ``NAME=VALUE`` or a value is not a number.
+        An item is not ``NAME=VALUE`` or a value is not a finite number (also one that a
+        later value of the same name overrides).
     """
-    return {k: number(v, f"{option} {k}") for k, v in pairs(items, option).items()}
+    return {k: number(v, f"{option} {k}") for k, v in _pairs(items, option)}
 
 
 def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
@@ -162,7 +217,8 @@ def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
     Raises
     ------
     CLIError
-        Not three numbers separated by ``:``, or ``N`` is not a positive integer.
+        Not three numbers separated by ``:``, or ``N`` is not an integer in
+        ``[1, MAX_POINTS]``.
 
     Examples
     --------
@@ -173,18 +229,19 @@ def triple(text: str, option: str, example: str) -> tuple[float, float, int]:
     if len(parts) != 3:
         raise CLIError(f"{option} {text!r}: expected LO:HI:N, e.g. {example}")
     lo, hi, n = (number(p, f"{option} {text!r}") for p in parts)
-    if n != int(n) or n < 1:
-        raise CLIError(f"{option} {text!r}: N must be a positive integer")
+    if n != int(n) or not 1 <= n <= MAX_POINTS:
+        raise CLIError(f"{option} {text!r}: N must be a positive integer, at most {MAX_POINTS}")
     return lo, hi, int(n)
 
 
-def spin(text: str) -> dict[str, Any]:
+def spin(text: str | list[str]) -> dict[str, Any]:
     """``"hub:0,0,1:2.0"`` -> ``{"body": "hub", "axis": [0, 0, 1], "rate": 2.0}``.
 
     Parameters
     ----------
-    text : str
-        The value of ``--spin``: ``BODY:AX,AY,AZ:RATE`` (the body, its spin axis, the spin
+    text : str or list of str
+        The value of ``--spin`` (or the values of a repeated ``--spin``, which must be one:
+        a trim has one steady spin): ``BODY:AX,AY,AZ:RATE`` (the body, its spin axis, the spin
         rate), as :func:`titop_lpv.trim` takes ``spin=``. ``RATE`` is a number [rad/s] or the
         name of a model parameter (``hub:0,0,1:Omega``) whose value (``--param``, a sweep's
         grid, else the model's default) is the rate.
@@ -197,7 +254,8 @@ def spin(text: str) -> dict[str, Any]:
     Raises
     ------
     CLIError
-        Malformed value (a rate that is neither a number nor a name).
+        ``--spin`` given more than once, or a malformed value: a rate that is neither a
+        finite number nor a name, an axis that is not three finite numbers or is zero.
 
     Examples
     --------
@@ -206,6 +264,11 @@ def spin(text: str) -> dict[str, Any]:
     >>> spin("hub:0,0,1:Omega")
     {'body': 'hub', 'axis': [0.0, 0.0, 1.0], 'rate': 'Omega'}
     """
+    if isinstance(text, list):
+        if len(text) != 1:
+            raise CLIError(f"--spin is given {len(text)} times ({', '.join(text)}); a trim has "
+                           "one steady spin")
+        text = text[0]
     parts = text.split(":")
     axis = parts[1].split(",") if len(parts) == 3 else []
     if len(parts) != 3 or not parts[0] or len(axis) != 3:
@@ -213,12 +276,17 @@ def spin(text: str) -> dict[str, Any]:
                        "(RATE in rad/s, or a parameter name: hub:0,0,1:Omega)")
     rate: float | str = parts[2].strip()
     try:
-        rate = float(rate)
+        float(rate)
     except ValueError:
         if not rate.replace(".", "_").isidentifier():
             raise CLIError(f"--spin rate: expected a number [rad/s] or a parameter name, got "
                            f"{parts[2]!r}") from None
-    return {"body": parts[0], "axis": [number(a, "--spin axis") for a in axis], "rate": rate}
+    else:
+        rate = number(rate, "--spin rate")
+    vector = [number(a, "--spin axis") for a in axis]
+    if not any(vector):
+        raise CLIError(f"--spin axis {parts[1]!r}: must not be zero")
+    return {"body": parts[0], "axis": vector, "rate": rate}
 
 
 def figure_suffixes() -> tuple[str, ...]:

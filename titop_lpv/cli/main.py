@@ -122,6 +122,8 @@ def _trim_kwargs(model: tl.Model, args: argparse.Namespace,
     if spin:
         kwargs.update(kind="spin", spin=spin)
     if args.tol is not None:
+        if not 0 < args.tol <= cv.MAX_MAGNITUDE:
+            raise CLIError(f"--tol {args.tol:g}: must be a positive, finite tolerance")
         kwargs["tol"] = args.tol
     return kwargs
 
@@ -180,7 +182,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """``titop-lpv simulate``."""
     out = cv.check_out(args.out, "--out", (".npz", ".csv"))
     plot_file = cv.check_out(args.plot_file, "--plot-file", cv.figure_suffixes())
-    if args.t_final <= 0 or not np.isfinite(args.t_final):
+    if not 0 < args.t_final <= cv.MAX_MAGNITUDE:
         raise CLIError(f"--t-final {args.t_final:g}: must be a positive number of seconds")
     model, params = _model_and_params(args)
     x0 = model.default_state(params or None)
@@ -315,8 +317,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not grid:
         raise CLIError("sweep needs a grid: --param NAME=LO:HI:N, e.g. --param k=25:100:31")
     cv.check_out(args.out, "--out", (".npz", ".mat", ".json"))
-    if args.workers < 1:
-        raise CLIError(f"--workers must be >= 1, got {args.workers}")
     args.param = plain
     model, params = _model_and_params(args)
     model.param_vector({k: v[0] for k, v in grid.items()})  # unknown grid names
@@ -437,9 +437,9 @@ _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
                     "parameters; default: every configuration state, neutral ones pinned)"}),
         ("--fix", {**_KV, "help": "hold a variable at a value (repeatable)"}),
         ("--guess", {**_KV, "help": "initial guess of a free variable (repeatable)"}),
-        ("--spin", {"metavar": "BODY:AX,AY,AZ:RATE", "help": "steady spin of BODY about an "
-                    "axis (body frame) at RATE [rad/s]; RATE may name a parameter (its "
-                    "--param value or sweep grid)"}),
+        ("--spin", {"metavar": "BODY:AX,AY,AZ:RATE", "action": "append",
+                    "help": "steady spin of BODY about an axis (body frame) at RATE [rad/s]; "
+                    "RATE may name a parameter (its --param value or sweep grid); once"}),
         ("--tol", {"type": float, "help": "tolerance on max |residual| (default 1e-10)"})],
     "linear model": [
         ("--inputs", {"metavar": "A,B", "help": "inputs to keep (default: all)"}),
@@ -460,8 +460,8 @@ _OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "linearize": [(_OUT, {"metavar": "FILE", "help": "write the model (.mat, .npz, .json)"})],
     "modes": [("--markdown", {"action": "store_true", "help": "print the table in Markdown"})],
     "sweep": [
-        ("--workers", {"type": int, "default": 1, "metavar": "N",
-                       "help": "parallel worker processes (default 1)"}),
+        ("--workers", {"type": cv.positive, "default": 1, "metavar": "N",
+                       "help": "parallel worker processes, 1 to 64 (default 1)"}),
         (_OUT, {"metavar": "FILE", "help": "write the grid (.npz, .mat or .json)"})],
     "bode": [
         ("--omega", {"metavar": "LO:HI:N",
@@ -548,7 +548,8 @@ def main(argv: list[str] | None = None) -> int:
         0 on success (and for ``--help``, ``--version``); 2 on bad input, including a
         malformed command line (one line ``titop-lpv: error: ...`` on stderr); 1 on an
         internal error (one line ``titop-lpv: internal error: ...``; ``TITOP_LPV_DEBUG=1``
-        shows the traceback); 130 when interrupted.
+        shows the traceback); 130 when interrupted. Warnings raised by a command that
+        fails are not shown (its one error line says what is wrong).
     """
     try:
         args = _parse(argv)
@@ -560,6 +561,15 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib
 
     matplotlib.use("Agg")  # figures go to files only, never to a window
+    with warnings.catch_warnings(record=True) as caught:
+        status = _run(args)
+    if status == 0:  # a failure's one line says it all; a success keeps its warnings
+        rp.show_warnings(caught)
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; bad input ends as one line on stderr and status 2."""
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ analyses); one right of that band is unstable.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,24 @@ import numpy as np
 from ..analysis.modes import modes
 from ..robust.loop import AXIS_TOL, on_axis
 
-__all__ = ["AXIS_TOL", "savefig", "stability", "stability_line", "sweep_row", "wrote"]
+__all__ = ["AXIS_TOL", "savefig", "show_warnings", "stability", "stability_line", "sweep_row",
+           "wrote"]
+
+
+def show_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Show warnings recorded during a successful command, each (message, place) once.
+
+    Parameters
+    ----------
+    caught : list of warnings.WarningMessage
+        What ``warnings.catch_warnings(record=True)`` recorded.
+    """
+    seen: set[tuple[str, type, str, int]] = set()
+    for w in caught:
+        key = (str(w.message), w.category, w.filename, w.lineno)
+        if key not in seen:
+            seen.add(key)
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def stability(sys_: Any) -> tuple[float, int, int, str]:

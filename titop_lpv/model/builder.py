@@ -16,6 +16,10 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+import numpy as np
+
+from ..exceptions import DynamicsError, ModelError
+from ..multibody.dynamics import forward_dynamics
 from .compiled import Model, compile_system
 from .description import (
     JOINT_TYPES,
@@ -97,6 +101,9 @@ class System:
         str
             ``name``. Declaring a name twice is a problem reported by :meth:`compile`.
         """
+        if not isinstance(name, str):
+            self.problems.append(f"parameter {name!r}: name must be an identifier")
+            return name
         if name in self.parameters:
             self.problems.append(f"parameter {name!r}: declared twice")
         self.parameters[name] = Parameter(name, freeze(value), freeze(min), freeze(max), unit,
@@ -313,12 +320,29 @@ class System:
     def compile(self) -> Model:
         """Validate the whole description and build the immutable ``Model``.
 
+        After validation, the dynamics are evaluated once at the default state and
+        parameters (the reference evaluation): a model whose ``ẋ`` is not finite there is
+        refused.
+
         Raises
         ------
         ModelError
-            With every problem found, each naming the body, joint, load or field.
+            With every problem found, each naming the body, joint, load or field; or naming
+            the state derivative that is not finite at the default state.
         """
-        return compile_system(self)
+        with np.errstate(all="ignore"):  # a non-finite result is reported below, not warned
+            model = compile_system(self)
+            try:
+                xdot = forward_dynamics(model, model.default_state(), backend="numpy")
+            except DynamicsError as err:
+                raise ModelError(f"the dynamics cannot be evaluated at the default state: {err}",
+                                 name=self.name) from None
+        bad = [n for n, v in zip(model.state_names, xdot) if not np.isfinite(v)]
+        if bad:
+            raise ModelError(f"the dynamics at the default state are not finite (d/dt of "
+                             f"{', '.join(bad)}): numbers too large for double precision",
+                             name=self.name)
+        return model
 
     # ------------------------------------------------------------------ schema
     def to_dict(self) -> dict[str, Any]:
@@ -362,11 +386,14 @@ class System:
             s = cls()
             s.problems.append(f"the model must be a table/mapping, got {type(data).__name__}")
             return s
+        nulls: list[str] = []
+        data = _without_nulls(data, "", nulls)
         s = cls(
             name=data.get("name", "model"),
             gravity=data.get("gravity", (0.0, 0.0, 0.0)),
             euler=data.get("euler", "321"),
         )
+        s.problems.extend(nulls)
         s.problems.extend(_unknown(data, _TOP_KEYS, "top level"))
         params = data.get("parameters", {})
         if not isinstance(params, dict):
@@ -439,6 +466,31 @@ class System:
             com=body.get("com", (0.0, 0.0, 0.0)),
             ports=ports,
         )
+
+
+def _without_nulls(node: Any, where: str, problems: list[str]) -> Any:
+    """``node`` without the keys whose value is null (JSON ``null``, YAML ``~``), each one
+    recorded as a problem; a null inside an array stays (validation names it again)."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            here = f"{where}.{key}" if where else str(key)
+            if value is None:
+                problems.append(f"{here}: null is not a value (omit the key for its default)")
+            else:
+                out[key] = _without_nulls(value, here, problems)
+        return out
+    if isinstance(node, list):
+        items = []
+        for i, value in enumerate(node):
+            here = f"{where}[{i}]"
+            if isinstance(value, dict) and isinstance(value.get("name"), str):
+                here += f" ({value['name']!r})"
+            if value is None:
+                problems.append(f"{here}: null is not a value")
+            items.append(_without_nulls(value, here, problems))
+        return items
+    return node
 
 
 def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +39,31 @@ def read_description(path: str | Path) -> dict[str, Any]:
     Raises
     ------
     ModelFileError
-        Missing file, unknown extension, or a syntax error (with the parser's message).
+        Missing file, unknown extension, a syntax error (with the parser's message), or a
+        top level that is not a table/mapping (a JSON array, a YAML scalar or empty file).
     """
-    path = Path(path)
-    if not path.is_file():
+    data = _parse(Path(path))
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{Path(path).name}: the model must be a table/mapping at the top "
+                             f"level, got {'nothing' if data is None else type(data).__name__}")
+    return data
+
+
+def _parse(path: Path) -> Any:
+    """The content of a model file, whatever its top level."""
+    try:
+        exists = path.is_file()
+    except (OSError, ValueError):  # a name the system cannot hold (too long, a NUL byte)
+        exists = False
+    if not exists:
         raise ModelFileError(f"model file {str(path)!r} does not exist")
     suffix = path.suffix.lower()
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise ModelFileError(f"{path.name}: not UTF-8 text ({err})") from None
+    except OSError as err:
+        raise ModelFileError(f"{path.name}: cannot be read ({err.strerror or err})") from None
     try:
         if suffix == ".toml":
             return tomllib.loads(text)
@@ -62,6 +78,8 @@ def read_description(path: str | Path) -> dict[str, Any]:
             return yaml.safe_load(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
         raise ModelFileError(f"{path.name}: malformed {suffix[1:].upper()}: {err}") from None
+    except RecursionError:
+        raise ModelFileError(f"{path.name}: nested too deeply to be a model") from None
     except Exception as err:  # yaml.YAMLError without importing yaml at module level
         if type(err).__module__.startswith("yaml"):
             raise ModelFileError(f"{path.name}: malformed YAML: {err}") from None
@@ -77,7 +95,8 @@ def load_model(source: str | Path | dict[str, Any] | System) -> Model:
     ----------
     source : path, dict or System
         A model file (``.toml``, ``.json``, ``.yaml``), a dict with the same schema
-        (docs/design.md §4) or a :class:`~titop_lpv.model.builder.System`.
+        (docs/design.md §4) or a :class:`~titop_lpv.model.builder.System`; anything else
+        is refused with a :class:`ModelError`.
 
     Returns
     -------
@@ -105,6 +124,6 @@ def load_model(source: str | Path | dict[str, Any] | System) -> Model:
     """
     if isinstance(source, System):
         return source.compile()
-    if isinstance(source, dict):
-        return System.from_dict(source).compile()
-    return System.from_dict(read_description(source)).compile()
+    if isinstance(source, (str, PathLike)):
+        return System.from_dict(read_description(source)).compile()
+    return System.from_dict(source).compile()  # a dict, or a problem naming what it is

@@ -7,16 +7,25 @@ each naming the body, joint, load, input, output, parameter or field at fault.
 
 from __future__ import annotations
 
+import heapq
+import inspect
 import math
 import re
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import ModelError, TitopWarning
-from ..multibody.param_checks import AXIS_MIN_SQUARED, ROTATION_TOL, SYMMETRY_TOL
+from ..multibody.param_checks import (
+    AXIS_MIN_SQUARED,
+    MAX_MAGNITUDE,
+    MIN_MASS,
+    ROTATION_TOL,
+    SYMMETRY_TOL,
+)
 from ..spatial.euler import SEQUENCES
 from .description import (
     FRAMES,
@@ -31,17 +40,15 @@ from .description import (
 )
 from .signals import collisions, signal_names
 
-__all__ = ["Plan", "check"]
+__all__ = ["MAX_MAGNITUDE", "MIN_MASS", "Plan", "check"]
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_POINTS = ("origin", "com")
+NEGLIGIBLE = 1e-12  # a moving subtree with less than this share of the mass/inertia is massless
 
 
 def _user_stacklevel() -> int:
     """Stack level of the first caller outside titop_lpv (so warnings point at user code)."""
-    import inspect
-    from pathlib import Path
-
     package = str(Path(__file__).resolve().parents[1])
     level = 1
     for frame in inspect.stack()[1:]:
@@ -83,12 +90,19 @@ class _Checker:
         for name, p in system.parameters.items():
             if not isinstance(name, str) or not IDENTIFIER.match(name):
                 self.problems.append(f"parameter {name!r}: name must be an identifier")
-            v = self._number(p.value, f"parameter {name!r}: value", allow_param=False)
+            for key in ("unit", "description"):
+                if not isinstance(getattr(p, key), str):
+                    self.problems.append(f"parameter {name!r}: {key} must be text, got "
+                                         f"{getattr(p, key)!r}")
+            v = self.number(p.value, f"parameter {name!r}: value", allow_param=False)
             if v is None:
                 continue
             self.values[name] = v
-            lo = self._number(p.min, f"parameter {name!r}: min", allow_param=False)
-            hi = self._number(p.max, f"parameter {name!r}: max", allow_param=False)
+            lo = hi = None
+            if p.min is not None:
+                lo = self._number(p.min, f"parameter {name!r}: min", allow_param=False)
+            if p.max is not None:
+                hi = self._number(p.max, f"parameter {name!r}: max", allow_param=False)
             if lo is not None and hi is not None and lo > hi:
                 self.problems.append(f"parameter {name!r}: min {lo} > max {hi}")
             if (lo is not None and v < lo) or (hi is not None and v > hi):
@@ -96,8 +110,7 @@ class _Checker:
 
     # -- leaves -------------------------------------------------------------
     def _number(self, value: Any, where: str, allow_param: bool = True) -> float | None:
-        if value is None:
-            return None
+        """A numeric leaf with the default parameter values, or None (a problem recorded)."""
         if isinstance(value, str):
             if not allow_param:
                 self.problems.append(f"{where}: must be a number, got {value!r}")
@@ -116,13 +129,18 @@ class _Checker:
         if not math.isfinite(number):
             self.problems.append(f"{where}: must be finite, got {value}")
             return None
+        if abs(number) > MAX_MAGNITUDE:
+            self.problems.append(f"{where}: magnitude {number:.3g} is above {MAX_MAGNITUDE:g} "
+                                 "(its products in the dynamics overflow)")
+            return None
         return number
 
-    def number(self, value: Any, where: str) -> float | None:
+    def number(self, value: Any, where: str, allow_param: bool = True) -> float | None:
+        """:meth:`_number` of a required field: a missing value (None) is a problem."""
         if value is None:
             self.problems.append(f"{where}: missing")
             return None
-        return self._number(value, where)
+        return self._number(value, where, allow_param)
 
     def vector(self, value: Any, where: str, n: int = 3) -> np.ndarray | None:
         if not isinstance(value, tuple) or len(value) != n:
@@ -165,6 +183,9 @@ class _Checker:
         m = self.number(b.mass, f"{w}: mass")
         if m is not None and m < 0:
             self.problems.append(f"{w}: mass must be >= 0, got {m}")
+        elif m is not None and 0 < m < MIN_MASS:
+            self.problems.append(f"{w}: mass {m:.3g} is below {MIN_MASS:g} kg (it underflows "
+                                 "in the dynamics): write 0 for a massless body")
         if b.inertia is not None:
             inertia = self.matrix(b.inertia, f"{w}: inertia")
             if inertia is not None:
@@ -182,6 +203,12 @@ class _Checker:
         self.joint(b, is_root)
 
     def _inertia(self, inertia: np.ndarray, w: str) -> None:
+        tiny = (inertia != 0) & (np.abs(inertia) < MIN_MASS)
+        if tiny.any():
+            self.problems.append(f"{w}: inertia entries {inertia[tiny].tolist()} are below "
+                                 f"{MIN_MASS:g} kg m² (they underflow in the dynamics): "
+                                 "write 0")
+            return
         scale = max(np.max(np.abs(inertia)), 1e-300)
         if np.max(np.abs(inertia - inertia.T)) > SYMMETRY_TOL * scale:
             self.problems.append(f"{w}: inertia is not symmetric: {inertia.tolist()}")
@@ -225,6 +252,146 @@ class _Checker:
             self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
 
 
+def _shown(value: Any) -> str:
+    """``repr`` of a value as the user wrote it (arrays as lists, not tuples)."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, tuple):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v
+
+    return repr(plain(value))
+
+
+def _ports(body: Body) -> dict[Any, Any]:
+    """The ports of a body, or {} when they are not a mapping (a problem reported)."""
+    return body.ports if isinstance(body.ports, dict) else {}
+
+
+def _port_list(body: Body) -> str:
+    return ", ".join(map(str, _ports(body))) or "none"
+
+
+def _order(bodies: list[Body], parent: dict[str, str | None]) -> tuple[list[int], list[str]]:
+    """Topological order (declaration order where it allows: Kahn's algorithm on a heap) and
+    the bodies on a cycle of parent links (those that never become ready and loop back)."""
+    children: dict[str, list[int]] = {}
+    ready: list[int] = []
+    for i, b in enumerate(bodies):
+        if not isinstance(b.name, str) or b.name not in parent:
+            continue
+        if parent[b.name] is None:
+            ready.append(i)
+        else:
+            children.setdefault(parent[b.name], []).append(i)
+    heapq.heapify(ready)
+    order: list[int] = []
+    placed: set[int] = set()
+    while ready:
+        i = heapq.heappop(ready)
+        if i in placed:
+            continue
+        placed.add(i)
+        order.append(i)
+        for k in children.get(bodies[i].name, []):
+            heapq.heappush(ready, k)
+
+    def on_cycle(name: str) -> bool:
+        seen = set()
+        while name in parent and parent[name] is not None:
+            if name in seen:
+                return True
+            seen.add(name)
+            name = parent[name]
+        return False
+
+    cycle = [b.name for i, b in enumerate(bodies) if isinstance(b.name, str)
+             and b.name in parent and i not in placed and on_cycle(b.name)]
+    return order, cycle
+
+
+def _links(s: Description, by_name: dict[str, Body], p: list[str]
+           ) -> tuple[dict[str, str | None], dict[str, str]]:
+    """``body -> parent body`` and ``body -> parent port`` of the bodies whose link is valid."""
+    parent: dict[str, str | None] = {}
+    parent_port: dict[str, str] = {}
+    for b in s.bodies:
+        if not isinstance(b.name, str):
+            continue
+        if b.parent is None:
+            parent[b.name] = None
+            parent_port[b.name] = "origin"
+            continue
+        if not isinstance(b.parent, str):
+            p.append(f"body {b.name!r}: parent must be 'body' or 'body.port', got "
+                     f"{_shown(b.parent)}")
+            continue
+        pname, dot, port = b.parent.partition(".")
+        if dot and not port:
+            p.append(f"body {b.name!r}: parent {b.parent!r} ends with '.'; "
+                     "write 'body' or 'body.port'")
+            continue
+        port = port or "origin"
+        if pname not in by_name:
+            p.append(f"body {b.name!r}: unknown parent body {pname!r}")
+            continue
+        if pname == b.name:
+            p.append(f"body {b.name!r}: is its own parent")
+            continue
+        if port != "origin" and port not in _ports(by_name[pname]):
+            p.append(f"body {b.name!r}: parent {pname!r} has no port {port!r} "
+                     f"(ports: {_port_list(by_name[pname])})")
+            continue
+        parent[b.name] = pname
+        parent_port[b.name] = port
+    return parent, parent_port
+
+
+def _massless_joints(c: _Checker, bodies: list[Body], parent: dict[str, str | None]
+                     ) -> list[str]:
+    """Moving joints whose subtree has (next to) no mass, or no inertia where it turns.
+
+    A massless body welded to a massive parent is well defined; a revolute, prismatic or
+    free joint that moves nothing is singular (its apparent inertia is zero). "Next to no"
+    is below :data:`NEGLIGIBLE` times the model's total mass (inertia: the largest inertia
+    entry of any body), with the default parameter values.
+    """
+    mass: dict[str, float] = {}
+    inertia: dict[str, float] = {}
+    for b in bodies:
+        m = c._number(b.mass, "mass") if b.mass is not None else None
+        rows = b.inertia if b.inertia is not None else ((0.0,) * 3,) * 3
+        entries = [c._number(v, "inertia") for row in rows for v in row]
+        if m is None or any(e is None for e in entries):
+            return []  # reported elsewhere
+        mass[b.name] = m
+        inertia[b.name] = max(abs(e) for e in entries)  # type: ignore[arg-type]
+    sub_mass, sub_inertia = dict(mass), dict(inertia)
+    for b in reversed(bodies):  # children after parents: accumulate upwards
+        up = parent[b.name]
+        if up is not None:
+            sub_mass[up] += sub_mass[b.name]
+            sub_inertia[up] = max(sub_inertia[up], sub_inertia[b.name])
+    total_mass = sum(mass.values())
+    top_inertia = max(inertia.values(), default=0.0)
+    problems = []
+    for b in bodies:
+        kind = b.joint.type
+        if kind == "weld":
+            continue
+        light = sub_mass[b.name] <= NEGLIGIBLE * total_mass
+        flat = sub_inertia[b.name] <= NEGLIGIBLE * top_inertia
+        if light and (kind != "revolute" or flat):
+            what = "mass" if kind == "prismatic" or not flat else "mass or inertia"
+            problems.append(
+                f"body {b.name!r}: its {kind} joint moves a subtree with no {what} "
+                f"(mass {sub_mass[b.name]:.3g} kg of {total_mass:.3g} kg): the joint's apparent "
+                "inertia is zero and the dynamics are singular; give the body or a child "
+                "mass, or weld it")
+    return problems
+
+
 def check(system: Description) -> Plan:
     """Validate ``system`` as a whole.
 
@@ -242,8 +409,11 @@ def check(system: Description) -> Plan:
     ------
     ModelError
         Listing every problem found (unknown keys, parents, ports and parameters, cycles,
-        roots, masses, inertias, axes, rotations, vector lengths, non-finite numbers,
-        loads/loops/inputs/outputs naming unknown bodies or points, colliding signal names).
+        roots, masses, inertias, axes, rotations, vector lengths, non-finite numbers or
+        numbers of magnitude above :data:`MAX_MAGNITUDE`, non-zero masses below
+        :data:`MIN_MASS`, moving joints of massless subtrees, a model without any degree of
+        freedom, loads/loops/inputs/outputs naming unknown bodies or points, colliding
+        signal names).
     """
     c = _Checker(system)
     p = c.problems
@@ -251,109 +421,50 @@ def check(system: Description) -> Plan:
     if not isinstance(s.name, str) or not s.name:
         p.append(f"name: must be a non-empty string, got {s.name!r}")
     c.vector(s.gravity, "gravity")
-    if s.euler not in SEQUENCES:
+    if not isinstance(s.euler, str) or s.euler not in SEQUENCES:
         p.append(f"euler: invalid sequence {s.euler!r} (valid: {', '.join(SEQUENCES)})")
 
-    names = [b.name for b in s.bodies]
     by_name: dict[str, Body] = {}
     for b in s.bodies:
         if not isinstance(b.name, str) or not IDENTIFIER.match(b.name):
-            p.append(f"body {b.name!r}: name must be an identifier (letters, digits, _)")
+            p.append(f"body {_shown(b.name)}: name must be an identifier (letters, digits, _)")
+            if not isinstance(b.name, str):
+                continue
         if b.name in by_name:
             p.append(f"body {b.name!r}: declared twice")
         by_name[b.name] = b
     if not s.bodies:
         p.append("bodies: the model has no body")
+    elif all(b.joint.dof == 0 for b in s.bodies):
+        p.append("bodies: the model has no degree of freedom (every joint is a weld): "
+                 "nothing moves; give a body a 'free', 'revolute' or 'prismatic' joint")
 
-    parent: dict[str, str | None] = {}
-    parent_port: dict[str, str] = {}
-    for b in s.bodies:
-        if b.parent is None:
-            parent[b.name] = None
-            parent_port[b.name] = "origin"
-            continue
-        if not isinstance(b.parent, str):
-            p.append(f"body {b.name!r}: parent must be 'body' or 'body.port', got {b.parent!r}")
-            continue
-        pname, dot, port = b.parent.partition(".")
-        if dot and not port:
-            p.append(f"body {b.name!r}: parent {b.parent!r} ends with '.'; "
-                     "write 'body' or 'body.port'")
-            continue
-        port = port or "origin"
-        if pname not in by_name:
-            p.append(f"body {b.name!r}: unknown parent body {pname!r}")
-            continue
-        if pname == b.name:
-            p.append(f"body {b.name!r}: is its own parent")
-            continue
-        if port != "origin" and port not in (by_name[pname].ports or {}):
-            p.append(f"body {b.name!r}: parent {pname!r} has no port {port!r} "
-                     f"(ports: {', '.join(by_name[pname].ports) or 'none'})")
-            continue
-        parent[b.name] = pname
-        parent_port[b.name] = port
-
+    parent, parent_port = _links(s, by_name, p)
     roots = [b.name for b in s.bodies if b.parent is None]
     if s.bodies and not roots:
         p.append("bodies: no root body (exactly one body must omit 'parent')")
     if len(roots) > 1:
         p.append(f"bodies: {len(roots)} root bodies {roots}; exactly one body may omit 'parent'")
-
-    # Topological order (declaration order where it allows): Kahn's algorithm on a heap.
-    # A body that never becomes ready is on, or below, a cycle.
-    import heapq
-
-    children: dict[str, list[int]] = {}
-    ready: list[int] = []
-    for i, b in enumerate(s.bodies):
-        if b.name not in parent:
-            continue
-        if parent[b.name] is None:
-            ready.append(i)
-        else:
-            children.setdefault(parent[b.name], []).append(i)
-    heapq.heapify(ready)
-    order: list[int] = []
-    placed: set[int] = set()
-    while ready:
-        i = heapq.heappop(ready)
-        if i in placed:
-            continue
-        placed.add(i)
-        order.append(i)
-        for k in children.get(names[i], []):
-            heapq.heappush(ready, k)
-    remaining = [i for i, b in enumerate(s.bodies) if b.name in parent and i not in placed]
-
-    def on_cycle(name: str) -> bool:
-        seen = set()
-        while name in parent and parent[name] is not None:
-            if name in seen:
-                return True
-            seen.add(name)
-            name = parent[name]
-        return False
-
-    cyc = [names[i] for i in remaining if on_cycle(names[i])]
+    order, cyc = _order(s.bodies, parent)
     if cyc:
         p.append(f"bodies: cycle in the parent links among {cyc}")
 
     for b in s.bodies:
         c.body(b, is_root=b.parent is None)
 
-    def point_ok(body: str, point: str, where: str) -> bool:
-        if body not in by_name:
-            p.append(f"{where}: unknown body {body!r}")
+    def point_ok(body: Any, point: Any, where: str) -> bool:
+        if not isinstance(body, str) or body not in by_name:
+            p.append(f"{where}: unknown body {_shown(body)}")
             return False
-        if point not in RESERVED_POINTS and point not in (by_name[body].ports or {}):
-            p.append(f"{where}: body {body!r} has no point {point!r} "
-                     f"(use 'origin', 'com' or a port: {', '.join(by_name[body].ports) or 'none'})")
+        if not isinstance(point, str) or (point not in RESERVED_POINTS
+                                          and point not in _ports(by_name[body])):
+            p.append(f"{where}: body {body!r} has no point {_shown(point)} "
+                     f"(use 'origin', 'com' or a port: {_port_list(by_name[body])})")
             return False
         return True
 
     for k, load in enumerate(s.loads):
-        w = f"loads[{k}] ({load.type} on {load.body!r})"
+        w = f"loads[{k}] ({load.type} on {_shown(load.body)})"
         if isinstance(load, Buoyancy):
             point_ok(load.body, load.point, w)
             c.number(load.fraction, f"{w}: fraction")
@@ -362,8 +473,7 @@ def check(system: Description) -> Plan:
             c.vector(load.force, f"{w}: force")
             c.frame(load.frame, w)
         elif isinstance(load, Torque):
-            if load.body not in by_name:
-                p.append(f"{w}: unknown body {load.body!r}")
+            point_ok(load.body, "origin", w)
             c.vector(load.torque, f"{w}: torque")
             c.frame(load.frame, w)
     for k, loop in enumerate(s.loops):
@@ -372,7 +482,7 @@ def check(system: Description) -> Plan:
         for key in ("a", "b"):
             end = getattr(loop, key)
             if not isinstance(end, str) or not end or end.endswith("."):
-                p.append(f"{w}: {key} must be 'body' or 'body.point', got {end!r}")
+                p.append(f"{w}: {key} must be 'body' or 'body.point', got {_shown(end)}")
                 continue
             body, _, point = end.partition(".")
             if point_ok(body, point or "origin", f"{w}: {key}"):
@@ -388,13 +498,14 @@ def check(system: Description) -> Plan:
                                       or not IDENTIFIER.match(loop.name)):
             p.append(f"{w}: name {loop.name!r} must be an identifier")
     for k, item in enumerate(s.inputs):
-        w = f"inputs[{k}] (wrench on {item.body!r})"
+        w = f"inputs[{k}] (wrench on {_shown(item.body)})"
         point_ok(item.body, item.point, w)
         c.frame(item.frame, w)
     for k, out in enumerate(s.outputs):
-        w = f"outputs[{k}] ({out.type} of {out.body!r})"
-        if out.type not in OUTPUT_KINDS:
-            p.append(f"{w}: unknown output type {out.type!r} (one of {', '.join(OUTPUT_KINDS)})")
+        w = f"outputs[{k}] ({_shown(out.type)} of {_shown(out.body)})"
+        if not isinstance(out.type, str) or out.type not in OUTPUT_KINDS:
+            p.append(f"{w}: unknown output type {_shown(out.type)} "
+                     f"(one of {', '.join(OUTPUT_KINDS)})")
             continue
         if not point_ok(out.body, out.point, w):
             continue
@@ -406,7 +517,10 @@ def check(system: Description) -> Plan:
                                      or not IDENTIFIER.match(out.name)):
             p.append(f"{w}: name {out.name!r} must be an identifier")
 
-    if not cyc and len(roots) == 1 and all(b.name in parent for b in s.bodies):
+    tree_ok = not cyc and len(roots) == 1 and len(order) == len(s.bodies)
+    if tree_ok and not p:
+        p.extend(_massless_joints(c, [s.bodies[i] for i in order], parent))
+    if tree_ok:
         try:
             states, inputs, outs = signal_names([s.bodies[i] for i in order], list(s.inputs),
                                                 list(s.outputs))

@@ -15,11 +15,20 @@ import numpy as np
 from ..exceptions import ParameterError
 from .joints import PRISMATIC, REVOLUTE
 
-__all__ = ["AXIS_MIN_SQUARED", "ROTATION_TOL", "SYMMETRY_TOL", "check_parameter_values"]
+__all__ = [
+    "AXIS_MIN_SQUARED",
+    "MAX_MAGNITUDE",
+    "MIN_MASS",
+    "ROTATION_TOL",
+    "SYMMETRY_TOL",
+    "check_parameter_values",
+]
 
 ROTATION_TOL = 1e-9  # |PᵀP − I| above this: not a rotation matrix
 SYMMETRY_TOL = 1e-9  # relative to the largest inertia entry: |I − Iᵀ|, negative eigenvalues
 AXIS_MIN_SQUARED = 1e-24  # a joint axis with |axis|² at or below this has no direction
+MAX_MAGNITUDE = 1e100  # numbers of larger magnitude overflow in the dynamics' products
+MIN_MASS = 1e-100  # a non-zero mass or inertia entry below this underflows: write 0 instead
 
 
 def check_parameter_values(tree: Any, pv: np.ndarray) -> None:
@@ -36,7 +45,11 @@ def check_parameter_values(tree: Any, pv: np.ndarray) -> None:
     Raises
     ------
     ParameterError
-        Listing every problem, naming the parameter or the body and field.
+        Listing every problem, naming the parameter or the body and field: a value that is
+        not finite, of magnitude above :data:`MAX_MAGNITUDE` or outside its declared range;
+        a negative mass, a non-zero mass below :data:`MIN_MASS`, an inertia that is not
+        symmetric positive semi-definite, a joint rotation that is not a proper rotation, a
+        zero joint axis.
     """
     if not tree.param_names:
         return
@@ -48,6 +61,10 @@ def check_parameter_values(tree: Any, pv: np.ndarray) -> None:
     for k, name in enumerate(tree.param_names):
         if not finite[k]:
             problems.append(f"parameter {name!r}: must be finite")
+            continue
+        if (np.abs(real[:, k]) > MAX_MAGNITUDE).any():
+            problems.append(f"parameter {name!r}: magnitude {np.abs(real[:, k]).max():.3g} is "
+                            f"above {MAX_MAGNITUDE:g} (its products in the dynamics overflow)")
             continue
         if (real[:, k] < lo[k]).any() or (real[:, k] > hi[k]).any():
             worst = real[:, k][np.argmax(np.maximum(lo[k] - real[:, k], real[:, k] - hi[k]))]
@@ -73,6 +90,7 @@ def check_parameter_values(tree: Any, pv: np.ndarray) -> None:
     no_axis = one_dof & (np.einsum("...i,...i->...", axis, axis) <= AXIS_MIN_SQUARED)
     checks = (
         (mass < 0, "mass must be >= 0"),
+        ((mass > 0) & (mass < MIN_MASS), f"non-zero mass below {MIN_MASS:g} kg (it underflows)"),
         (asym, "inertia is not symmetric"),
         (indefinite & ~asym, "inertia is not positive semi-definite"),
         (improper, "joint rotation is not a proper rotation matrix (orthonormal, det +1)"),
