@@ -13,6 +13,8 @@ The public API below is grouped by layer, from the bottom up (docs/design.md §1
 
 # layer 0, base: every error and warning class
 from .exceptions import (
+    ArgumentError,
+    ArgumentTypeError,
     DynamicsError,
     ModelError,
     ModelFileError,
@@ -105,6 +107,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "USS",
+    "ArgumentError",
+    "ArgumentTypeError",
     "Block",
     "BlockRouteError",
     "BodeOverlay",

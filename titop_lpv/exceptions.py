@@ -7,6 +7,8 @@ exception that best describes it, so ``except ValueError`` keeps working.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "DynamicsError",
     "ModelError",
     "ModelFileError",
@@ -103,6 +105,16 @@ class ParameterError(ModelError):
                f"invalid parameter values for {head} ({len(lines)} problems):\n"
                + "\n".join(f"  - {p}" for p in lines))
         ValueError.__init__(self, msg)
+
+
+class ArgumentError(TitopError, ValueError):
+    """A function argument has a value that cannot be used: not finite, negative, not an
+    integer, out of range or too large to be represented (the message names it)."""
+
+
+class ArgumentTypeError(TitopError, TypeError):
+    """A function argument has the wrong type: a string or None where a number, an array, a
+    system or a callable is expected (the message names it)."""
 
 
 class ShapeError(TitopError, ValueError):

@@ -15,20 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import TitopError
+from ..exceptions import ArgumentError, ArgumentTypeError
 
 __all__ = ["ArgumentError", "ArgumentTypeError", "check_count", "check_finite", "check_real",
            "check_seed", "numeric_array"]
-
-
-class ArgumentTypeError(TitopError, TypeError):
-    """An argument of a robustness function has the wrong type (a string or None where a
-    number, an array or a system is expected)."""
-
-
-class ArgumentError(TitopError, ValueError):
-    """An argument of a robustness function has a value that cannot be used: not finite,
-    negative, not an integer, or too large to be represented."""
 
 
 def check_count(value: Any, what: str, *, minimum: int = 0, maximum: int | None = None,
