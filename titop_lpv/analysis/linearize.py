@@ -28,6 +28,14 @@ import numpy as np
 from ..exceptions import ShapeError, TitopError
 from ..model.compiled import Model
 from ..names import index as name_index
+from .arguments import (
+    ArgumentError,
+    ArgumentTypeError,
+    finite_vector,
+    flag,
+    name_list,
+    real,
+)
 from .operating_point import OperatingPoint
 
 __all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
@@ -93,14 +101,26 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
     Returns
     -------
     Jacobians
+
+    Raises
+    ------
+    ShapeError, ArgumentError, ArgumentTypeError
+        ``x`` or ``u`` not real numbers of the right shape, a NaN or infinite entry (named),
+        a batch of parameter vectors, or a flag that is not a bool.
+    ParameterError, UnknownNameError
+        Invalid parameter values or names.
+    LinearizationError
+        A derivative that is NaN or infinite (the column's state or input named).
     """
-    x = np.asarray(x, dtype=float)
+    x = finite_vector(x, "x", model.state_names, "state")
     n_x, n_u = model.n_states, model.n_inputs
-    u = np.zeros(n_u) if u is None else np.asarray(u, dtype=float)
-    if x.shape != (n_x,) or u.shape != (n_u,):
-        raise ShapeError(f"jacobians needs x of shape ({n_x},) and u of shape ({n_u},); "
-                         f"got {x.shape} and {u.shape}")
-    p = np.asarray(model.param_vector(params), dtype=float)
+    u = np.zeros(n_u) if u is None else finite_vector(u, "u", model.input_names, "input")
+    parameters, outputs = flag(parameters, "parameters"), flag(outputs, "outputs")
+    p = model.param_vector(params)
+    if np.ndim(p) != 1 or np.iscomplexobj(p):
+        raise ShapeError(f"jacobians needs one real parameter vector; params give shape "
+                         f"{np.shape(p)} ({np.asarray(p).dtype})")
+    p = np.asarray(p, dtype=float)
     n = n_x + n_u
     X = np.tile(x.astype(complex), (n + 1, 1))
     U = np.tile(u.astype(complex), (n + 1, 1))
@@ -123,6 +143,13 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
         P = np.tile(p.astype(complex), (p.size, 1)) + 1j * STEP * np.eye(p.size)
         Fp = model.dynamics(0.0, x, u, P).imag.T / STEP
         Hp = model.outputs(0.0, x, u, P).imag.T / STEP if outputs else None
+    columns = (*model.state_names, *model.input_names)
+    for what, M, cols in (("∂f/∂(x, u)", J, columns), ("∂h/∂(x, u)", np.hstack([C, D]), columns),
+                          ("∂f/∂p", Fp, model.param_names), ("∂h/∂p", Hp, model.param_names)):
+        bad = np.argwhere(~np.isfinite(M)) if M is not None else np.zeros((0, 2))
+        if bad.size:
+            raise LinearizationError(f"{what} of model {model.name!r} is not finite in the "
+                                     f"column of {cols[int(bad[0][1])]!r} (overflow)")
     return Jacobians(A, B, C, D, f0, y0, Fp, Hp)
 
 
@@ -242,24 +269,23 @@ def linearize(
         Remove the floating base's position and Euler-angle states that are pure
         integrators (nothing depends on them: e.g. position and heading under buoyancy).
     x : array_like (n_states,), optional
-        Operating state when ``op`` is not given (required then), in the order of
-        ``model.state_names``; ignored when ``op`` is given.
+        Operating state when ``op`` is not given (required then), finite, in the order of
+        ``model.state_names``. Not with ``op``: the operating point fixes x, u and params.
     u : array_like (n_inputs,), optional
-        Operating input when ``op`` is not given (default: zero); ignored when ``op`` is
-        given.
+        Operating input when ``op`` is not given (default: zero). Not with ``op``.
     params : dict or array_like, optional
         Parameter values when ``op`` is not given (a dict ``name -> value`` or an array in
-        ``model.param_names`` order; default: the model's defaults); ignored when ``op`` is
-        given.
+        ``model.param_names`` order; default: the model's defaults). Not with ``op``
+        (unknown names are an :class:`~titop_lpv.UnknownNameError` in either case).
     tol : float
         The point must satisfy ``max |f(x₀, u₀)| <= tol`` over the kept states (like Drake's
-        ``Linearize``). Default 1e-8.
+        ``Linearize``); finite, ``>= 0``. Default 1e-8.
     drift : bool
         Instead of refusing a non-equilibrium, return the first-order Taylor model with its
         drift: one extra input named ``"drift"`` whose B column is ``f(x₀, u₀)``; drive it
         with 1.
     name : str, optional
-        System name (default ``"<model>_lin"``).
+        System name (default ``"<model>_lin"``), without ``.`` (python-control refuses it).
 
     Returns
     -------
@@ -286,7 +312,13 @@ def linearize(
     Raises
     ------
     LinearizationError
-        Not an equilibrium beyond ``tol`` (and ``drift`` is false), or an illegal drop.
+        Not an equilibrium beyond ``tol`` (and ``drift`` is false), an illegal drop, an
+        operating point of another model, or ``x``/``u``/``params`` given with ``op``.
+    ArgumentError, ArgumentTypeError, ShapeError
+        An invalid argument, named: ``op`` that is not an :class:`OperatingPoint`, names that
+        are not strings, a non-finite ``tol`` or state, a flag that is not a bool, ...
+    UnknownNameError
+        An unknown state, input, output or parameter name.
 
     Examples
     --------
@@ -303,15 +335,31 @@ def linearize(
     >>> list(sys.dropped_states), set(sys.dropped_states.values())
     (['balloon_x', 'balloon_y', 'balloon_z', 'balloon_psi'], {'integrator'})
     """
+    inputs, outputs = name_list(inputs, "inputs"), name_list(outputs, "outputs")
+    states, drop = name_list(states, "states"), name_list(drop, "drop") or []
+    drop_integrators, drift = flag(drop_integrators, "drop_integrators"), flag(drift, "drift")
+    tol = real(tol, "tol", low=0.0)
+    if name is not None and (not isinstance(name, str) or "." in name):
+        raise (ArgumentError if isinstance(name, str) else ArgumentTypeError)(
+            f"name must be a string without '.', got {name!r:.60}")
+    if params is not None:
+        model.param_vector(params)  # unknown names: UnknownNameError, with or without op
     if op is not None:
         if not isinstance(op, OperatingPoint):
-            raise TypeError(f"op must be a titop_lpv.OperatingPoint, got {type(op).__name__}")
+            raise ArgumentTypeError(f"op must be a titop_lpv.OperatingPoint, got "
+                                    f"{type(op).__name__}")
         if op.state_names != model.state_names:
             raise LinearizationError(f"the operating point belongs to model {op.model_name!r}, "
                                      f"not to {model.name!r}")
+        given = [k for k, v in (("x", x), ("u", u), ("params", params)) if v is not None]
+        if given:
+            raise LinearizationError(
+                f"{', '.join(given)} given with an operating point, which fixes x, u and params: "
+                "pass either op, or x (with u and params); to change a parameter, trim again "
+                "with it")
         x, u, params = op.x, op.u, op.params
     elif x is None:
-        raise TypeError("linearize needs an operating point `op` or a state `x`")
+        raise ArgumentTypeError("linearize needs an operating point `op` or a state `x`")
     J = jacobians(model, x, u, params)
     n_x = model.n_states
     reasons: dict[int, str] = {}
@@ -319,7 +367,7 @@ def linearize(
     if states is not None:
         order = list(dict.fromkeys(_select(model.state_names, states, "state")))
         reasons.update((s, "not selected") for s in range(n_x) if s not in order)
-    for s in _select(model.state_names, list(drop), "state"):
+    for s in _select(model.state_names, drop, "state"):
         reasons.setdefault(s, "drop")
     if op is not None and op.cyclic:
         for s in _select(model.state_names, list(op.cyclic), "state"):

@@ -21,10 +21,12 @@ import numpy as np
 
 from ..exceptions import TitopError, TitopWarning, UnknownNameError
 from ..model.compiled import Model
+from ..multibody.tree import numeric_array
 from ..names import canonical, find, resolve
 from ..plots import plot_bode_overlay, plot_poles
 from ..progress import n_chunks, reporter
 from ..robust.atoms import UReal, ureal
+from .arguments import check_branch_tol, flag, name_list, real
 from .linearize import linearize, named_statespace
 from .lpv_fit import GridFit, fit_grid
 from .sweep import TrimSweep, trim_sweep
@@ -146,6 +148,9 @@ class LPVGrid:
     output_names: tuple[str, ...]
     branch_tol: float | Mapping[str, float] = 0.5
 
+    def __post_init__(self) -> None:
+        check_branch_tol(self.branch_tol)
+
     def _branch_tol(self, name: str) -> float:
         if isinstance(self.branch_tol, Mapping):
             tols = {canonical(k): float(v) for k, v in self.branch_tol.items()}
@@ -216,11 +221,17 @@ class LPVGrid:
         Raises
         ------
         LPVError
-            The grid's systems have no input or no output (nothing to plot).
+            The grid's systems have no input or no output (nothing to plot), or ``omega`` is
+            not a non-empty 1-D array of finite frequencies > 0.
         UnknownNameError
             An unknown channel or parameter.
         """
-        omega = np.logspace(-2, 2, 200) if omega is None else np.asarray(omega, float)
+        omega = np.logspace(-2, 2, 200) if omega is None else numeric_array(omega)
+        if (omega is None or np.iscomplexobj(omega) or omega.ndim != 1 or omega.size == 0
+                or not np.all(np.isfinite(omega)) or np.any(omega <= 0)):
+            raise LPVError("omega must be a non-empty 1-D array of finite frequencies > 0 "
+                           "[rad/s]")
+        omega = omega.astype(float)
         ins = [self._signal(n, self.input_names, "input") for n in
                (inputs if inputs is not None else self.input_names)]
         outs = [self._signal(n, self.output_names, "output") for n in
@@ -270,6 +281,8 @@ class LPVGrid:
         LPVError
             A missing or unknown parameter, a value outside the grid, a corner that is not an
             equilibrium, or corners on different branches of equilibria.
+        ArgumentError, ArgumentTypeError
+            A value that is not a finite real number (named).
         """
         missing = [k for k in self.axes if k not in values]
         extra = [k for k in values if k not in self.axes]
@@ -278,7 +291,7 @@ class LPVGrid:
                            f"missing {missing}, unknown {extra}")
         lo_idx, weights = [], []
         for name, grid in self.axes.items():
-            v = float(values[name])
+            v = real(values[name], name)
             lo, hi = float(np.min(grid)), float(np.max(grid))
             if not lo <= v <= hi:
                 raise LPVError(f"{name} = {v:g} is outside the grid [{lo:g}, {hi:g}]")
@@ -511,7 +524,21 @@ def linearize_sweep(
     Returns
     -------
     LPVGrid
+
+    Raises
+    ------
+    LPVError
+        No grid point is an equilibrium.
+    ArgumentError, ArgumentTypeError
+        ``branch_tol`` not a finite number > 0 (or a dict of them by variable name),
+        ``inputs``, ``outputs``, ``states`` or ``drop`` not a list of names, or
+        ``drop_integrators`` not a bool (checked before any trim).
     """
+    check_branch_tol(branch_tol)
+    for what, names in (("inputs", inputs), ("outputs", outputs), ("states", states),
+                        ("drop", drop)):
+        name_list(names, what)
+    flag(drop_integrators, "drop_integrators")
     sweep = trim_sweep(model, grid, free, fixed, executor=executor, progress=progress,
                        **sweep_kwargs)
     systems = np.empty(sweep.shape, dtype=object)

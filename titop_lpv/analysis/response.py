@@ -13,8 +13,9 @@ from ..exceptions import ShapeError, UnknownNameError
 from ..model.compiled import Model
 from ..names import find
 from ..plots import plot_comparison
+from .arguments import ArgumentTypeError, integer, real
 from .operating_point import OperatingPoint
-from .simulate import simulate
+from .simulate import MAX_POINTS, simulate
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -64,6 +65,22 @@ class ResponseComparison:
         matplotlib.figure.Figure
         """
         return plot_comparison(self, names)
+def _values(values: Any, names: list[str], what: str, kind: str) -> np.ndarray:
+    """A dict ``name -> finite number`` over ``names`` as a vector (zero where not given)."""
+    if values is None:
+        return np.zeros(len(names))
+    if not isinstance(values, Mapping):
+        raise ArgumentTypeError(f"{what} must be a dict name -> value, got {values!r:.60}")
+    out = np.zeros(len(names))
+    for name, value in values.items():
+        key = find(name, names)
+        if key is None:
+            raise UnknownNameError(f"{what}: {name!r} is not {'an' if kind[0] in 'aeiou' else 'a'}"
+                                   f" {kind} of the linear model {names}")
+        out[names.index(key)] = real(value, f"{what}[{name!r}]")
+    return out
+
+
 def compare_response(
     model: Model,
     op: OperatingPoint,
@@ -99,28 +116,33 @@ def compare_response(
     Returns
     -------
     ResponseComparison
+
+    Raises
+    ------
+    ArgumentError, ArgumentTypeError
+        An invalid argument, named: ``op`` or ``sys`` of the wrong type, ``t_final`` not a
+        finite time > 0, ``n_points`` not an integer >= 2, ``x0_offset`` or ``u`` not a dict
+        (or ``u`` a callable returning one) of finite numbers.
+    UnknownNameError
+        A name of ``x0_offset`` or ``u`` that is not a state or input of ``sys``.
+    SimulationError
+        The nonlinear simulation stops (see :func:`titop_lpv.simulate`).
     """
-    T = np.linspace(0.0, t_final, n_points)
+    if not isinstance(op, OperatingPoint):
+        raise ArgumentTypeError(f"op must be a titop_lpv.OperatingPoint, got {op!r:.60}")
+    if not isinstance(sys, control.StateSpace):
+        raise ArgumentTypeError(f"sys must be a control.StateSpace, got {sys!r:.60}")
+    t_final = real(t_final, "t_final", low=0.0, strict=True)
+    T = np.linspace(0.0, t_final, integer(n_points, "n_points", low=2, high=MAX_POINTS))
     states = list(sys.state_labels)
-    dx = np.zeros(len(states))
-    for name, value in (x0_offset or {}).items():
-        key = find(name, states)
-        if key is None:
-            raise UnknownNameError(f"x0_offset: {name!r} is not a state of the linear model "
-                                   f"{states}")
-        dx[states.index(key)] = float(value)
+    dx = _values(x0_offset, states, "x0_offset", "state")
     inputs = list(sys.input_labels)
+    if not (u is None or callable(u) or isinstance(u, Mapping)):
+        raise ArgumentTypeError(f"u must be a dict name -> value or a callable u(t) -> dict, "
+                                f"got {u!r:.60}")
 
     def du(t: float) -> np.ndarray:
-        vals = u(t) if callable(u) else (u or {})
-        out = np.zeros(len(inputs))
-        for name, value in vals.items():
-            key = find(name, inputs)
-            if key is None:
-                raise UnknownNameError(f"u: {name!r} is not an input of the linear model "
-                                       f"{inputs}")
-            out[inputs.index(key)] = float(value)
-        return out
+        return _values(u(t) if callable(u) else u, inputs, "u", "input")
 
     if "drift" in inputs:
         raise ShapeError("compare_response needs a model linearised at an equilibrium")

@@ -21,18 +21,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..exceptions import TitopError, UnknownNameError
+from ..exceptions import ParameterError, UnknownNameError
 from ..model.compiled import Model
+from ..multibody.tree import numeric_array
 from ..names import find
 from ..plots import plot_sweep
 from ..progress import n_chunks, reporter
+from .arguments import ArgumentError, ArgumentTypeError, flag, integer, progress_option
 from .operating_point import OperatingPoint
 from .trim import TrimError, TrimSpecError, trim
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TrimSweep", "trim_sweep"]
+__all__ = ["TrimSweep", "check_executor", "trim_sweep"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,32 @@ class TrimSweep:
         matplotlib.figure.Figure
         """
         return plot_sweep(self, names)
+
+def check_executor(executor: Any, progress: Any, chunks: Any) -> None:
+    """Check the execution arguments of a sweep.
+
+    Parameters
+    ----------
+    executor : object
+        None, or an object with a callable ``submit`` (a ``concurrent.futures.Executor``,
+        Dask's ``client.get_executor()``).
+    progress : object
+        A bool or a callable.
+    chunks : object
+        None or an integer >= 0 (0: choose).
+
+    Raises
+    ------
+    ArgumentTypeError, ArgumentError
+        The argument at fault, named.
+    """
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ArgumentTypeError(f"executor must be a concurrent.futures.Executor (an object "
+                                f"with submit), got {executor!r:.60}")
+    progress_option(progress)
+    if chunks is not None:
+        integer(chunks, "chunks", low=0)
+
 
 def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Grid indices in boustrophedon order: consecutive entries are grid neighbours."""
@@ -210,28 +238,48 @@ def trim_sweep(
     UnknownNameError
         A grid name is not a parameter.
     ParameterError
-        A grid value lies outside its parameter's declared ``[min, max]`` (checked before
-        any trim).
+        Grid values that are not a non-empty, strictly monotone 1-D array of finite
+        numbers, or lie outside the parameter's declared ``[min, max]`` (checked before any
+        trim).
+    ArgumentError, ArgumentTypeError
+        A grid that is not a non-empty dict, an ``executor`` without ``submit``, a
+        ``progress`` that is neither a bool nor a callable, ``chunks`` not an integer >= 0,
+        ``strict`` not a bool.
     TrimSpecError
         A grid parameter is also in ``free`` or ``fixed``, or an invalid trim argument.
     TrimError
         ``strict=True`` and some grid point has no equilibrium.
     """
+    if not isinstance(grid, Mapping):
+        raise ArgumentTypeError(f"grid must be a dict parameter name -> values, got "
+                                f"{grid!r:.60}")
     if not grid:
-        raise TitopError("trim_sweep needs a non-empty grid")
+        raise ArgumentError("trim_sweep needs a non-empty grid")
+    if isinstance(free, (str, bytes)) or not isinstance(free, Iterable):
+        raise TrimSpecError(f"free must be a list of names, got {free!r:.60}")
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise TrimSpecError(f"fixed must be a dict name -> value, got {fixed!r:.60}")
+    if trim_kwargs.get("params") is not None and not isinstance(trim_kwargs["params"], Mapping):
+        raise TrimSpecError(f"params of a sweep must be a dict name -> value, got "
+                            f"{trim_kwargs['params']!r:.60}")
+    check_executor(executor, progress, chunks)
+    strict = flag(strict, "strict")
     axes = {}
     for name, vals in grid.items():
         if name not in model.param_names:
             raise UnknownNameError(f"grid: {name!r} is not a parameter of {model.name!r}; "
                                    f"parameters are {list(model.param_names)}")
-        arr = np.atleast_1d(np.asarray(vals, dtype=float))
-        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-            raise TitopError(f"grid: values of {name!r} must be a non-empty 1-D array of "
-                             "finite numbers")
+        arr = numeric_array(vals)
+        if (arr is None or np.iscomplexobj(arr) or arr.ndim > 1 or arr.size == 0
+                or not np.all(np.isfinite(arr))):
+            raise ParameterError(f"grid: values of {name!r} must be a non-empty 1-D array of "
+                                 f"finite real numbers, got {vals!r:.60}", name=model.name)
+        arr = np.atleast_1d(arr).astype(float)
         steps = np.diff(arr)
         if arr.size > 1 and not (np.all(steps > 0) or np.all(steps < 0)):
-            raise TitopError(f"grid: values of {name!r} must be strictly increasing or "
-                             "strictly decreasing (continuation walks them in order)")
+            raise ParameterError(f"grid: values of {name!r} must be strictly increasing or "
+                                 "strictly decreasing (continuation walks them in order)",
+                                 name=model.name)
         axes[name] = arr
     free = list(free)
     for what, names in (("free", free), ("fixed", list(fixed or {}))):

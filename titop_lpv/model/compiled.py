@@ -23,6 +23,7 @@ from ..multibody.dynamics import (
     forward_dynamics,
     joint_inertia_problems,
     kinematics,
+    non_finite_error,
 )
 from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
 from ..multibody.tables import (
@@ -292,6 +293,17 @@ class Model(Tree):
         -------
         ndarray, shape (..., n_states)
 
+        Raises
+        ------
+        ShapeError
+            ``x`` or ``u`` not an array of numbers with the right last axis.
+        ParameterError, UnknownNameError
+            Invalid parameter values or names.
+        DynamicsError
+            A NaN or infinite state or input (named), a derivative that is NaN or infinite
+            although every argument is finite (overflow: the message names the largest state
+            and physical datum), or a joint with zero apparent inertia.
+
         Examples
         --------
         >>> import numpy as np
@@ -323,6 +335,11 @@ class Model(Tree):
         Returns
         -------
         ndarray, shape (..., n_outputs)
+
+        Raises
+        ------
+        ShapeError, ParameterError, UnknownNameError, DynamicsError
+            As :meth:`dynamics`; a NaN or infinite output is a ``DynamicsError``.
         """
         return evaluate_outputs(self, x, u, params)
 
@@ -343,7 +360,11 @@ class Model(Tree):
         ndarray, shape (..., 3, 3)
         """
         k = kinematics(self, x, params, upto=self.body_index(body))
-        return k.P[self.body_index(body)]
+        P = k.P[self.body_index(body)]
+        if not np.isfinite(P).all():
+            raise non_finite_error(self, x, None, k.phys, P.reshape(*P.shape[:-2], 9),
+                                   "rotation", (body,) * 9)
+        return P
 
     def position(self, x: Any, body: str, point: str = "origin", params: Any = None
                  ) -> np.ndarray:
@@ -369,7 +390,11 @@ class Model(Tree):
         idx = self.point_slots(body, point)
         k = kinematics(self, x, params, upto=b)
         r = k.phys.vals[..., idx]
-        return k.r[b] + matvec(k.P[b], r)
+        pos = k.r[b] + matvec(k.P[b], r)
+        if not np.isfinite(pos).all():
+            raise non_finite_error(self, x, None, k.phys, pos, "position of",
+                                   (f"{body}.{point}",) * 3)
+        return pos
 
     def to_nlsys(self, **kwargs: Any) -> control.NonlinearIOSystem:
         """The model as a python-control ``NonlinearIOSystem`` with named signals.

@@ -43,6 +43,8 @@ __all__ = [
     "joint_forces",
     "joint_inertia_problems",
     "motion_vector",
+    "non_finite_error",
+    "slot_label",
     "state_and_input",
 ]
 
@@ -280,6 +282,16 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
         compiled one whenever the parameters carry no batch axes and are real (the
         compiled kernel's physical data are real; complex parameters, as pushed by
         complex-step sensitivities, take the numpy route).
+
+    Returns
+    -------
+    ndarray (..., n_states)
+
+    Raises
+    ------
+    DynamicsError
+        A NaN or infinite state or input, a NaN or infinite derivative from finite
+        arguments (:func:`non_finite_error`), or a joint with zero apparent inertia.
     """
     x, u = state_and_input(model, x, u)
     ph = model.physics(params)
@@ -289,7 +301,10 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
                                  and not np.iscomplexobj(ph.vals)):
         return _forward_compiled(model, x, u, ph)
     kin = _forward(model, x, u, ph)
-    return _state_derivative(model, x, kin)
+    xdot = _state_derivative(model, x, kin)
+    if not np.isfinite(xdot).all():
+        raise non_finite_error(model, x, kin.u, ph, xdot, "d/dt", model.state_names)
+    return xdot
 
 
 def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.ndarray:
@@ -308,6 +323,8 @@ def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.nda
         U = np.broadcast_to(u, (*batch, n_u)).reshape(size, n_u)
     data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
     xdot, status = kernel.run(data, X, U)
+    if status == kernel.NONFINITE:
+        raise non_finite_error(model, X, U, ph, xdot, "d/dt", model.state_names)
     if status >= 0:
         raise DynamicsError(
             f"body {model.body_names[status]!r}: the joint has zero apparent inertia "
@@ -368,7 +385,10 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
         cols.append(vec if body_frame else matvec(kin.P[b], vec))
     if not cols:
         return np.zeros((*kin.batch, 0))
-    return np.concatenate([np.broadcast_to(c, (*kin.batch, c.shape[-1])) for c in cols], -1)
+    y = np.concatenate([np.broadcast_to(c, (*kin.batch, c.shape[-1])) for c in cols], -1)
+    if not np.isfinite(y).all():
+        raise non_finite_error(model, x, u, ph, y, "output", model.output_names)
+    return y
 
 
 def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any = None,
@@ -409,7 +429,91 @@ def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any 
         theta = np.broadcast_to(x[..., model.base_index + 9:model.base_index + 12], pos.shape)
     else:
         theta = dcm_to_euler(kin.P[b], model.euler)
-    return np.concatenate((acc_c, np.broadcast_to(tw_c, acc_c.shape), pos, theta), -1)
+    m = np.concatenate((acc_c, np.broadcast_to(tw_c, acc_c.shape), pos, theta), -1)
+    if not np.isfinite(m).all():
+        raise non_finite_error(model, x, u, ph, m, "motion vector of", (f"{body}.{point}",) * 18)
+    return m
+
+
+def slot_label(model: Tree, slot: int) -> str:
+    """What a slot of the model's slot vector holds, for messages (``body 'b' com``, ...).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree.
+    slot : int
+        Index into its slot vector.
+
+    Returns
+    -------
+    str
+        The body and field, port, gravity, load or loop, and the parameter it reads.
+    """
+    s, label = model.slots, f"slot {slot}"
+    fields = {"mass": "mass", "inertia": "inertia", "com": "com", "rot": "joint rotation",
+              "axis": "joint axis", "k": "joint stiffness", "d": "joint damping",
+              "rest": "joint rest position"}
+    hits = [(f"body {model.body_names[int(np.argwhere(getattr(s, f) == slot)[0][0])]!r} {what}")
+            for f, what in fields.items() if np.any(getattr(s, f) == slot)]
+    hits += [f"body {b!r} port {p!r}" for (b, p), idx in model.points.items()
+             if p not in ("origin", "com") and np.any(idx == slot)]
+    hits += ["gravity"] * bool(np.any(s.gravity == slot))
+    hits += [f"load {k} on body {model.body_names[b]!r}" for k, b in enumerate(model.loads.body)
+             if np.any(model.loads.vec[k] == slot)]
+    hits += [f"loop {nm!r}" for k, nm in enumerate(model.loops.names)
+             if np.any(model.loops.k[k] == slot) or np.any(model.loops.d[k] == slot)]
+    label = hits[0] if hits else label
+    p = int(model.slot_param[slot])
+    return label + (f" (parameter {model.param_names[p]!r})" if p >= 0 else "")
+
+
+def non_finite_error(model: Tree, x: Any, u: Any, ph: Physics, out: np.ndarray, what: str,
+                     names: tuple[str, ...]) -> DynamicsError:
+    """The error for a NaN or infinite result: its non-finite argument, else its largest data.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree.
+    x, u : array_like (..., n_states), (..., n_inputs) or None
+        The state(s) and input(s) evaluated.
+    ph : Physics
+        The physical data evaluated.
+    out : ndarray (..., len(names))
+        The result, with some NaN or infinite entry.
+    what : str
+        What the result is, put before the entry's name (``"d/dt"``, ``"output"``).
+    names : tuple of str
+        Name of each entry of the result's last axis.
+
+    Returns
+    -------
+    DynamicsError
+        Naming the first non-finite state or input, or (all finite) the first non-finite
+        entry of the result with the largest state and the largest physical datum.
+    """
+    head = f"model {model.name!r}"
+    for arg, arg_names, kind in ((x, model.state_names, "state"),
+                                 (u, model.input_names, "input")):
+        if arg is None or np.size(arg) == 0:
+            continue
+        arg = np.asarray(arg)
+        bad = np.argwhere(~np.isfinite(arg))
+        if bad.size:
+            return DynamicsError(f"{head}: {kind} {arg_names[int(bad[0][-1])]!r} = "
+                                 f"{arg[tuple(bad[0])]}: the evaluation needs finite values")
+    k = np.argwhere(~np.isfinite(out))[0]
+    xs = np.abs(np.real(np.asarray(x))).reshape(-1, model.n_states)
+    vals = np.abs(np.real(ph.vals)).reshape(-1, ph.vals.shape[-1])
+    big_x = np.unravel_index(int(np.argmax(xs)), xs.shape) if xs.size else None
+    big_s = np.unravel_index(int(np.argmax(vals)), vals.shape) if vals.size else None
+    largest = ([f"state {model.state_names[big_x[1]]!r} = {xs[big_x]:.3g}"] if big_x else []) + (
+        [f"{slot_label(model, int(big_s[1]))} = {vals[big_s]:.3g}"] if big_s else [])
+    return DynamicsError(
+        f"{head}: {what} {names[int(k[-1])]} = {out[tuple(k)]} from finite state, input and "
+        f"parameters (overflow or total loss of precision); largest magnitudes: "
+        f"{', '.join(largest)}")
 
 
 def joint_inertia_problems(model: Tree, rtol: float = 1e-12) -> list[str]:

@@ -24,7 +24,9 @@ from .joints import FREE, PRISMATIC, REVOLUTE
 from .tables import Physics
 from .tree import Tree
 
-__all__ = ["KernelData", "kernel_data", "run"]
+__all__ = ["NONFINITE", "KernelData", "kernel_data", "run"]
+
+NONFINITE = -2  # status of run(): some derivative is NaN or infinite
 
 # numba is imported, and the functions below compiled, on the first run(): importing the
 # package does not pay for numba, and a run that never uses the kernel never compiles it.
@@ -52,7 +54,9 @@ def _compile() -> None:
 
         space = globals()
         for name, options in _JIT_OPTIONS.items():
-            space[name] = numba.njit(cache=True, **options)(space[name])
+            # error_model="numpy": a division by zero gives inf/NaN (caught as NONFINITE by
+            # the kernel) instead of raising a bare ZeroDivisionError from compiled code
+            space[name] = numba.njit(cache=True, error_model="numpy", **options)(space[name])
         _COMPILED.set()
 
 
@@ -480,6 +484,9 @@ def _forward_kernel(
             for a in range(3):
                 xdot[m, base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
                                          + Gamma[a, 2] * tw[0, 5])
+        for a in range(xdot.shape[1]):
+            if xdot[m, a] - xdot[m, a] != 0.0:  # NaN or ±inf (real or imaginary part)
+                return NONFINITE
     return -1
 
 
@@ -564,7 +571,8 @@ def run(data: KernelData, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int
     -------
     xdot : ndarray (M, n_x)
     status : int
-        ``-1``, or the index of a body whose joint has a non-positive apparent inertia.
+        ``-1``; the index of a body whose joint has a non-positive apparent inertia; or
+        :data:`NONFINITE` when a derivative is NaN or infinite (the evaluation stops there).
     """
     dtype = np.result_type(x, u, float)
     # writable C arrays: numba compiles a separate specialisation for read-only ones

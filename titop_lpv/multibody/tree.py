@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..exceptions import ShapeError, UnknownNameError
+from ..exceptions import ParameterError, ShapeError, UnknownNameError
 from ..names import index as name_index
 from ..spatial.algebra import dynamic_model, unit
 from .joints import PRISMATIC, REVOLUTE
@@ -37,10 +37,29 @@ from .tables import (
     readonly,
 )
 
-__all__ = ["Tree"]
+__all__ = ["Tree", "numeric_array"]
 
 T = TypeVar("T")
 PHYSICS_CACHE_SIZE = 8  # unbatched parameter vectors whose resolved physics are kept
+
+
+def numeric_array(value: Any) -> np.ndarray | None:
+    """``value`` as an array of numbers; None for strings, ragged lists, ``None`` entries, ...
+
+    Parameters
+    ----------
+    value : object
+        A number, a nested sequence of numbers or an array.
+
+    Returns
+    -------
+    ndarray or None
+    """
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return arr if arr.dtype.kind in "biufc" else None  # bool, int, uint, float, complex
 
 
 class Tree:
@@ -299,7 +318,14 @@ class Tree:
         Returns
         -------
         ndarray, shape (n_states,)
+
+        Raises
+        ------
+        ParameterError
+            Parameter values that :meth:`check_params` refuses.
         """
+        if not (params is None or (isinstance(params, dict) and not params)):
+            self.check_params(params)
         vals = self.slot_values(params)
         x = np.zeros((*vals.shape[:-1], self.n_states), dtype=vals.dtype)
         one = self.kind >= REVOLUTE
@@ -322,6 +348,16 @@ class Tree:
         Returns
         -------
         ndarray, shape (..., n_params)
+
+        Raises
+        ------
+        UnknownNameError
+            A dict key that is not a parameter name.
+        ParameterError
+            A value that is not a number or array of numbers, or dict values whose batch
+            shapes do not broadcast.
+        ShapeError
+            An array whose last axis is not ``n_params`` long.
         """
         if params is None or (isinstance(params, dict) and not params):
             return self.param_defaults
@@ -332,11 +368,24 @@ class Tree:
                     f"unknown parameter(s) {unknown} for model {self.name!r}; "
                     f"parameters are: {list(self.param_names)}"
                 )
-            cols = [np.asarray(params.get(n, d)) for n, d in
-                    zip(self.param_names, self.param_defaults)]
-            cols = np.broadcast_arrays(*cols) if cols else []
+            cols = []
+            for n, d in zip(self.param_names, self.param_defaults):
+                col = numeric_array(params[n]) if n in params else d
+                if col is None:
+                    raise ParameterError(f"parameter {n!r}: {params[n]!r:.60} is not a number "
+                                         "or an array of numbers", name=self.name)
+                cols.append(col)
+            try:
+                cols = np.broadcast_arrays(*cols) if cols else []
+            except ValueError:
+                raise ParameterError(f"values of shapes {[np.shape(c) for c in cols]} do not "
+                                     "broadcast to one batch shape", name=self.name) from None
             return np.stack(cols, axis=-1) if cols else self.param_defaults
-        pv = np.asarray(params)
+        pv = numeric_array(params)
+        if pv is None:
+            raise ParameterError(f"params must be a dict name -> value or an array of numbers in "
+                                 f"the order {list(self.param_names)}; got {params!r:.60}",
+                                 name=self.name)
         if pv.ndim == 0 or pv.shape[-1] != len(self.param_names):
             raise ShapeError(f"params must be a dict or have shape (..., {len(self.param_names)})"
                              f" in the order {list(self.param_names)}; got shape {pv.shape}")
@@ -371,12 +420,18 @@ class Tree:
         Returns
         -------
         ndarray, shape (..., n_states)
+
+        Raises
+        ------
+        ShapeError
+            Not an array of numbers, or a last axis that is not ``n_states`` long.
         """
-        x = np.asarray(x)
-        if x.ndim == 0 or x.shape[-1] != self.n_states:
-            raise ShapeError(f"x must have shape (..., {self.n_states}) with states "
-                             f"{list(self.state_names)}; got shape {x.shape}")
-        return x
+        arr = numeric_array(x)
+        if arr is None or arr.ndim == 0 or arr.shape[-1] != self.n_states:
+            got = f"{x!r:.60}" if arr is None else f"shape {arr.shape}"
+            raise ShapeError(f"x must be an array of numbers of shape (..., {self.n_states}) "
+                             f"with states {list(self.state_names)}; got {got}")
+        return arr
 
     def check_input(self, u: Any, batch: tuple[int, ...]) -> np.ndarray:
         """An input argument as an array (zeros when omitted), its last axis checked.
@@ -391,10 +446,19 @@ class Tree:
         Returns
         -------
         ndarray, shape (..., n_inputs)
+
+        Raises
+        ------
+        ShapeError
+            Not an array of numbers, or a last axis that is not ``n_inputs`` long.
         """
         if u is None:
             return np.zeros((*batch, self.n_inputs))
-        u = np.asarray(u)
+        arr = numeric_array(u)
+        if arr is None:
+            raise ShapeError(f"u must be an array of numbers of shape (..., {self.n_inputs}) "
+                             f"with inputs {list(self.input_names)}; got {u!r:.60}")
+        u = arr
         if u.ndim == 0 or u.shape[-1] != self.n_inputs:
             if self.n_inputs == 0 and u.size == 0:
                 return np.zeros((*batch, 0))
@@ -443,9 +507,8 @@ class Tree:
         """Check parameter values as the model file's validation checks the defaults.
 
         Every evaluation with non-default parameters calls it: once per distinct unbatched
-        parameter vector (the result is cached with the resolved physics), at every call
-        for a batch of parameter vectors (not cached). For a complex parameter vector
-        (complex-step derivatives) the real part is checked.
+        parameter vector (cached with the resolved physics), at every call for a batch of
+        vectors (not cached); a complex vector (complex-step derivatives) on its real part.
 
         Parameters
         ----------
