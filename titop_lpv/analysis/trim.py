@@ -4,7 +4,13 @@
 derivatives of the velocity states) — for the variables the user frees (configuration
 states, inputs, parameters), the others being fixed at given or default values. The
 Jacobian of the equations is exact (complex step through the whole evaluation, all
-directions in one batched call). The equations are solved by Gauss–Newton steps
+directions in one batched call). A static trim whose free variables are joint positions
+only, with zero inputs and loads that have a potential, is solved first as a minimum of the
+potential energy (trust-region Newton, :mod:`~titop_lpv.analysis.trim_energy`): it lands
+on a stable equilibrium from far starts (a coiled 300-link chain) where Gauss–Newton on
+the accelerations wanders off; the angles of revolute joints without a spring are returned
+within π of their start (the equations are 2π-periodic in them). Otherwise, or if that
+fails, the equations are solved by Gauss–Newton steps
 (minimum-norm least-squares steps with backtracking), which converge quadratically where
 the problem is well posed; if they stall, ``scipy.optimize``'s trust-region reflective
 least squares takes over from the best point. Both handle over- and under-determined
@@ -35,19 +41,17 @@ from ..multibody.joints import FREE, REVOLUTE
 from ..names import find, resolve
 from ..spatial.algebra import skew
 from ..spatial.euler import dcm_to_euler, euler_to_dcm
+from . import trim_args as ta
+from . import trim_energy as te
 from . import trim_solver as ts
 from .operating_point import OperatingPoint
+from .trim_args import TrimSpecError
 
 __all__ = ["TrimError", "TrimSpecError", "trim"]
 
 # angles [rad] by which a spin solution is turned along its orbit to check that it is a
 # relative equilibrium (generic values: no multiple of π/2, no symmetry hides a change)
 ORBIT_ANGLES = np.array([0.9, 2.2, 3.7, 5.1])
-
-
-class TrimSpecError(TitopError, ValueError):
-    """A trim specification is inconsistent (unknown name, a variable both free and fixed,
-    a velocity freed in a static trim, ...). The message names the variable."""
 
 
 class TrimError(TitopError, RuntimeError):
@@ -180,9 +184,12 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, p: np.ndar
         raise TrimSpecError(f"spin must be {{'body', 'axis', 'rate'}} (and optionally "
                             f"'rate_param'), got {dict(spin)}")
     body = spin["body"]
-    if body not in model.body_names:
+    if not isinstance(body, str) or body not in model.body_names:
         raise UnknownNameError(f"spin: unknown body {body!r}; bodies are {list(model.body_names)}")
-    axis = np.asarray(spin["axis"], dtype=float)
+    try:
+        axis = np.asarray(spin["axis"], dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        axis = np.zeros(0)
     if axis.shape != (3,) or not np.all(np.isfinite(axis)) or axis @ axis == 0.0:
         raise TrimSpecError(f"spin: axis must be a non-zero 3-vector, got {spin['axis']!r}")
     axis = axis / np.sqrt(axis @ axis)
@@ -272,9 +279,10 @@ def trim(
     tol : float
         Success iff ``max |residual| <= tol`` (accelerations, m/s² and rad/s²). Default 1e-10.
     max_nfev : int
-        Evaluation budget of the solver (default 200), a hard cap: Gauss–Newton and the
-        trust-region fallback together, one residual evaluation counting 1 and one exact
-        Jacobian (a single batched complex-step call) counting 1. The rank detection of
+        Evaluation budget of the solver (default 200), a hard cap: the energy descent,
+        Gauss–Newton and the trust-region fallback together, one residual (or potential)
+        evaluation counting 1 and one exact Jacobian (or Hessian of the potential, a single
+        batched complex-step call) counting 1. The rank detection of
         dependent variables before the solve (3 Jacobians) and the checks after it are not
         counted. The evaluations used are :attr:`OperatingPoint.nfev`; a solve stopped by
         the budget fails with a message that says so.
@@ -298,7 +306,12 @@ def trim(
     Raises
     ------
     TrimSpecError, UnknownNameError
-        Inconsistent specification, naming the variable.
+        Inconsistent specification, naming the variable; an argument of the wrong type
+        (``free`` not a list of names, ``fixed``/``params``/``guess`` not a dict, a name
+        that is not a string, a value that is not a finite real number, ``x0`` not a finite
+        real vector, ``strict`` not a bool), naming the argument and the item.
+    ParameterError
+        A ``params`` value that is not a finite real number, naming the parameter.
     TrimError
         ``strict`` and the residual exceeds ``tol``.
 
@@ -313,18 +326,15 @@ def trim(
     >>> op.success, op.residual_norm <= 1e-10, op.free
     (True, True, ('balloon_phi', 'balloon_theta', 'slider_q', 'pendulum1_q', 'pendulum2_q'))
     """
-    if kind not in ("static", "spin"):
-        raise TrimSpecError(f"kind must be 'static' or 'spin', got {kind!r}")
-    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
-        raise TrimSpecError(f"tol must be a positive finite number, got {tol!r}")
-    if isinstance(max_nfev, bool) or not isinstance(max_nfev, (int, np.integer)) or max_nfev < 1:
-        raise TrimSpecError(f"max_nfev must be a positive integer, got {max_nfev!r}")
+    ta.check_options(kind, tol, max_nfev, strict, pin_neutral)
     if (kind == "spin") != (spin is not None):
         raise TrimSpecError("kind='spin' needs spin={'body', 'axis', 'rate'} (and only it)")
     table = _names(model)
-    fixed = dict(fixed or {})
+    fixed = ta.mapping(fixed, "fixed")
+    params = ta.mapping(params, "params")
+    guess = ta.mapping(guess, "guess")
     free_list: list[str] = []
-    for name in free:
+    for name in ta.name_list(free, "free"):
         key = _resolve(table, name, "free")
         if key in free_list:
             raise TrimSpecError(f"free: {key!r} is listed twice")
@@ -335,20 +345,16 @@ def trim(
         if key in free_list:
             raise TrimSpecError(f"{key!r} is both free and fixed")
         fixed_vals[key] = _finite(value, f"fixed: {key!r}")
-    for name in (params or {}):
+    for name in params:
         _resolve(table, name, "params")
+    params = ta.check_params(params)
 
     p = model.param_vector({**model.default_params(), **dict(params or {})}).astype(float)
     for key, value in fixed_vals.items():
         if table[key][0] == "p":
             p[table[key][1]] = value
     x = (np.array(model.default_state(p), dtype=float) if x0 is None
-         else np.array(x0, dtype=float).copy())
-    if x.shape != (model.n_states,):
-        raise TrimSpecError(f"x0 must have shape ({model.n_states},), got {x.shape}")
-    if not np.all(np.isfinite(x)):
-        bad = [model.state_names[i] for i in np.flatnonzero(~np.isfinite(x))]
-        raise TrimSpecError(f"x0: not finite for {bad}")
+         else ta.state(x0, model.n_states, model.state_names))
     u = np.zeros(model.n_inputs)
     velocities = set(model.velocity_indices())
     vel_names = {model.state_names[i] for i in velocities}
@@ -387,29 +393,26 @@ def trim(
         where, i = table[key]
         {"x": x, "u": u, "p": p}[where][i] = _finite(value, f"guess: {key!r}")
 
-    if not isinstance(pin_neutral, bool):
-        pin_list = [_resolve(table, name, "pin_neutral") for name in pin_neutral]
+    if not isinstance(pin_neutral, (bool, np.bool_)):
+        pin_list = [_resolve(table, name, "pin_neutral")
+                    for name in ta.name_list(pin_neutral, "pin_neutral")]
         for key in pin_list:
             if key not in free_list:
                 raise TrimSpecError(f"pin_neutral: {key!r} is not free")
         pin_neutral = pin_list
+    else:
+        pin_neutral = bool(pin_neutral)
     eq_index = np.array(sorted(velocities), dtype=int)
     prob = ts.Problem(model, x, u, p, free_list, [table[k] for k in free_list], eq_index)
     z0 = np.array([{"x": x, "u": u, "p": p}[w][i] for w, i in prob.where], dtype=float)
     return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
-                  max_nfev=max_nfev, pin_neutral=pin_neutral, strict=strict,
+                  max_nfev=max_nfev, pin_neutral=pin_neutral, strict=bool(strict),
                   fixed=[k for k in table if k not in free_list and k not in cyclic])
 
 
 def _finite(value: Any, where: str) -> float:
-    """A finite float, or :class:`TrimSpecError` naming ``where``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TrimSpecError(f"{where}: expected a number, got {value!r}") from None
-    if not np.isfinite(number):
-        raise TrimSpecError(f"{where}: must be finite, got {number}")
-    return number
+    """A finite real number, or :class:`TrimSpecError` naming ``where``."""
+    return ta.finite(value, where)
 
 
 def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
@@ -450,8 +453,10 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
            strict: bool, fixed: list[str]) -> OperatingPoint:
     model = prob.model
     pinned: list[str] = []
+    ep = te.applicable(prob, kind, z0)
     if pin_neutral is not False and z0.size:
-        dependent = (ts.dependent(prob, z0) if pin_neutral is True
+        dependent = (ts.dependent(prob, z0, None if ep is None else ep.hessian)
+                     if pin_neutral is True
                      else [prob.free.index(name) for name in pin_neutral])
         if dependent:
             pinned = [prob.free[k] for k in dependent]
@@ -460,11 +465,17 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
             prob = ts.Problem(model, X, U, np.asarray(P, float), [prob.free[k] for k in keep],
                             [prob.where[k] for k in keep], prob.eq_index)
             z0 = z0[keep]
+            ep = te.applicable(prob, kind, z0)
     ev = ts.Evaluator(prob, max_nfev, z0)
     status = "none"
     if z0.size:
         try:
-            if ts.newton(ev, z0, tol, ts.bounds(prob)):
+            if ep is not None and te.minimize(ep, ev, z0, tol):
+                status = "converged"
+                message = (f"trust-region Newton on the potential energy converged in "
+                           f"{ev.count} evaluations")
+            elif ts.newton(ev, z0, tol, ts.bounds(prob)):  # from the start: the energy
+                # route's end may sit on a rounding floor (stiff loop springs)
                 status, message = "converged", f"Gauss-Newton converged in {ev.count} evaluations"
             elif not np.isfinite(ev.best_cost):
                 status, message = "nonfinite", "Gauss-Newton stopped"
@@ -472,6 +483,8 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
                 # scaling by the Jacobian's columns ("jac") fails where a column vanishes
                 # (a variable the equations do not depend on at the start): unit scaling then
                 J0 = prob.jacobian(ev.best_z)
+                if not np.all(np.isfinite(J0)):
+                    raise FloatingPointError
                 cols = np.sqrt(np.sum(J0 * J0, axis=0))
                 flat = np.any(cols <= 1e-12 * max(1.0, float(np.max(cols, initial=0.0))))
                 sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
@@ -484,14 +497,19 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
         except ts.BudgetError:
             status = "budget"
             message = f"solver stopped after {ev.count} evaluation(s)"
+        except FloatingPointError:
+            status, message = "nonfinite", "the Jacobian is not finite at the best point"
         z = ev.best_z
+        turns = te.periodic(prob, np.asarray(prob.assemble(z)[2], float))
+        z = np.where(turns, z - 2.0 * np.pi * np.round((z - z0) / (2.0 * np.pi)), z)
     else:
         z = z0
         message = "no free variable: the residual is evaluated at the given point"
     r = prob.residual(z)
     success = bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
     J = prob.jacobian(z)
-    deficiency = z.size - ts.rank(J) if z.size else 0
+    # the stiffness, not M⁻¹K (ill-conditioned for long chains), for an energy trim
+    deficiency = (z.size - ts.rank(J if ep is None else ep.hessian(z)) if z.size else 0)
     if not success:
         message = f"{message}: {ts.diagnosis(status, r, J, max_nfev)}{ts.at_bounds(prob, z)}"
     X, U, P = prob.assemble(z)

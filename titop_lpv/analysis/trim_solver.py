@@ -12,6 +12,7 @@ stalls. :class:`Evaluator` counts evaluations against the budget ``max_nfev``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,7 +118,8 @@ class Problem:
         return (self.residual(Z).imag / STEP).T
 
 
-def dependent(prob: Problem, z0: np.ndarray) -> list[int]:
+def dependent(prob: Problem, z0: np.ndarray,
+              jacobian: Callable[[np.ndarray], np.ndarray] | None = None) -> list[int]:
     """Free variables that the equations do not determine independently of the others.
 
     The Jacobians at ``z0`` and at perturbed points are stacked (a direction of the free
@@ -137,21 +139,27 @@ def dependent(prob: Problem, z0: np.ndarray) -> list[int]:
         The trim problem.
     z0 : ndarray (n_free,)
         The point (values of the free variables) around which the Jacobians are sampled.
+    jacobian : callable, optional
+        ``z -> (n_rows, n_free)`` matrix to sample instead of :meth:`Problem.jacobian`:
+        the stiffness (Hessian of the potential energy) for an energy trim, which is far
+        better conditioned than the Jacobian of the accelerations ``M⁻¹ K`` of a long chain
+        (where the latter's condition number makes independent joints look dependent).
 
     Returns
     -------
     list of int
         Indices (into ``prob.free``) of the dependent free variables, sorted.
     """
+    jac = prob.jacobian if jacobian is None else jacobian
     rng = np.random.default_rng(0)
     n_eq = max(1, prob.eq_index.size)
     n_samples = max(3, -(-z0.size // n_eq) + 2)  # the stack must be taller than wide
-    blocks = [prob.jacobian(z0)]
+    blocks = [jac(z0)]
     scale, tries = 0.1, 0
     while len(blocks) < n_samples and tries < 8 * n_samples:
         tries += 1
         try:
-            J = prob.jacobian(z0 + scale * rng.standard_normal(z0.size))
+            J = jac(z0 + scale * rng.standard_normal(z0.size))
         except ParameterError:  # a free parameter left its declared range: come closer
             scale *= 0.5
             continue
@@ -197,7 +205,8 @@ class Evaluator:
         self.prob, self.budget, self.count = prob, budget, 0
         self.best_z, self.best_cost = z0.copy(), np.inf
 
-    def _spend(self) -> None:
+    def spend(self) -> None:
+        """Count one evaluation; :class:`BudgetError` when the budget is used up."""
         if self.count >= self.budget:
             raise BudgetError
         self.count += 1
@@ -223,7 +232,7 @@ class Evaluator:
         BudgetError
             The budget is used up.
         """
-        self._spend()
+        self.spend()
         try:
             r = self.prob.residual(z)
         except ParameterError:
@@ -254,7 +263,7 @@ class Evaluator:
         BudgetError
             The budget is used up.
         """
-        self._spend()
+        self.spend()
         return self.prob.jacobian(z)
 
 
@@ -292,6 +301,8 @@ def newton(ev: Evaluator, z: np.ndarray, tol: float,
         if not np.all(np.isfinite(r)):
             return False
         J = ev.jacobian(z)
+        if not np.all(np.isfinite(J)):
+            return False
         step = np.linalg.lstsq(J, -r, rcond=None)[0]
         norm = float(r @ r)
         for alpha in (1.0, 0.5, 0.25, 0.125, 0.0625):
@@ -317,7 +328,7 @@ def rank(J: np.ndarray) -> int:
     -------
     int
     """
-    if J.size == 0:
+    if J.size == 0 or not np.all(np.isfinite(J)):
         return 0
     sv = np.linalg.svd(J, compute_uv=False)
     return int(np.sum(sv > RANK_TOL * max(float(sv[0]), 1e-300)))

@@ -1,0 +1,274 @@
+"""Static trims as minima of the potential energy: a trust-region Newton method.
+
+For a static trim whose free variables are joint positions only, with zero inputs and
+conservative loads, an equilibrium is a stationary point of the potential energy ``V``
+restricted to the free joints: its gradient is the effort the joints would need to hold
+the configuration (inverse dynamics at zero velocity and acceleration), its Hessian the
+stiffness (exact, by a complex step of that gradient, all directions in one batched call).
+:func:`minimize` descends on ``V`` with a trust region in the joint coordinates, so that
+it lands on a stable equilibrium (a minimum), near the start in the sense of the
+steepest-descent flow, instead of wandering to a far root of the accelerations as
+Gauss–Newton on ``‖ẋ‖`` can; the trim then checks the accelerations themselves.
+:func:`applicable` says whether a problem qualifies (checked numerically: the directional
+derivative of ``V`` must equal the gradient's along a random direction, which refuses
+loads without a potential).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..multibody.energy import energy
+from ..multibody.inverse_dynamics import inverse_dynamics
+from ..multibody.joints import REVOLUTE
+from .trim_solver import STEP, Evaluator, Problem
+
+__all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_step"]
+
+RADIUS0 = 0.5  # initial trust radius [rad or m]
+MAX_ITER = 200
+
+
+class EnergyProblem:
+    """Potential energy, its gradient and Hessian over the free joint positions.
+
+    Parameters
+    ----------
+    prob : Problem
+        A trim problem whose free variables are all joint positions (see
+        :func:`applicable`).
+    """
+
+    def __init__(self, prob: Problem):
+        model = prob.model
+        self.prob = prob
+        one = np.flatnonzero(model.kind >= REVOLUTE)
+        column = {int(model.q_index[b]): k for k, b in enumerate(one)}
+        self.columns = np.array([column[i] for _, i in prob.where], dtype=int)
+        self.zero_acc = np.zeros((6 if model.floating_base else 0) + one.size)
+
+    def potential(self, z: np.ndarray) -> np.ndarray:
+        """Potential energy [J] at ``z`` (..., n_free) (leading axes are a batch).
+
+        Parameters
+        ----------
+        z : ndarray (..., n_free)
+            Joint positions (real or complex).
+
+        Returns
+        -------
+        ndarray (...)
+        """
+        X, _, P = self.prob.assemble(z)
+        return energy(self.prob.model, X, P)[1]
+
+    def gradient(self, z: np.ndarray) -> np.ndarray:
+        """Gradient of :meth:`potential`: the joint efforts that hold the configuration.
+
+        Parameters
+        ----------
+        z : ndarray (..., n_free)
+            Joint positions (real or complex).
+
+        Returns
+        -------
+        ndarray (..., n_free)
+        """
+        X, _, P = self.prob.assemble(z)
+        ida = inverse_dynamics(self.prob.model, X, self.zero_acc, self.prob.u, P)
+        return ida.actuation[..., self.columns]
+
+    def hessian(self, z: np.ndarray) -> np.ndarray:
+        """Exact Hessian of :meth:`potential` (complex step of :meth:`gradient`), symmetrised.
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            Joint positions.
+
+        Returns
+        -------
+        ndarray (n_free, n_free)
+        """
+        Z = np.tile(z.astype(complex), (z.size, 1))
+        Z[np.arange(z.size), np.arange(z.size)] += 1j * STEP
+        H = self.gradient(Z).imag / STEP
+        return 0.5 * (H + H.T)
+
+
+def applicable(prob: Problem, kind: str, z0: np.ndarray) -> EnergyProblem | None:
+    """The energy formulation of ``prob``, if the trim is a minimum-of-``V`` problem.
+
+    Static trim, every free variable a joint position, every input zero, and the
+    potential's directional derivative along a random direction equal (to 1e-6 relative)
+    to the gradient's: loads without a potential (constant torques, body-frame loads) fail
+    this check and leave the problem to Gauss–Newton.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+    kind : str
+        ``"static"`` or ``"spin"``.
+    z0 : ndarray (n_free,)
+        The starting point, where the check is made.
+
+    Returns
+    -------
+    EnergyProblem or None
+    """
+    model = prob.model
+    joint_q = {int(model.q_index[b]) for b in np.flatnonzero(model.kind >= REVOLUTE)}
+    if (kind != "static" or not z0.size or np.any(prob.u != 0.0)
+            or any(w != "x" or i not in joint_q for w, i in prob.where)):
+        return None
+    ep = EnergyProblem(prob)
+    d = np.random.default_rng(1).standard_normal(z0.size)
+    with np.errstate(all="ignore"):
+        slope = float(ep.potential(z0 + 1j * STEP * d).imag / STEP)
+        g = ep.gradient(z0)
+    if not (np.isfinite(slope) and np.all(np.isfinite(g))):
+        return None
+    scale = float(np.sqrt(g @ g) * np.sqrt(d @ d))
+    return ep if abs(slope - float(g @ d)) <= 1e-6 * scale else None
+
+
+def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> tuple[np.ndarray, bool]:
+    """Minimiser of ``g·s + ½ sᵀHs`` over ``‖s‖ ≤ radius`` (eigen-decomposition of ``H``).
+
+    Parameters
+    ----------
+    g : ndarray (n,)
+        Gradient.
+    H : ndarray (n, n)
+        Symmetric Hessian (may be indefinite).
+    radius : float
+        Trust radius (Euclidean norm).
+
+    Returns
+    -------
+    step : ndarray (n,)
+    newton : bool
+        Whether the step is the full Newton step (``H`` positive definite, step inside).
+    """
+    lam, U = np.linalg.eigh(H)
+    gt = U.T @ g
+    if lam[0] > 0.0:
+        step = -U @ (gt / lam)
+        if np.sqrt(step @ step) <= radius:
+            return step, True
+    lo = max(0.0, -float(lam[0]))
+    gnorm = float(np.sqrt(gt @ gt))
+    if lam[0] <= 0.0:
+        denom = lam + lo
+        safe = denom > 1e-12 * max(1.0, float(np.max(np.abs(lam))))
+        s_lo = np.where(safe, gt / np.where(safe, denom, 1.0), 0.0)
+        if (not np.any(~safe & (np.abs(gt) > 1e-12 * max(gnorm, 1e-300)))
+                and float(s_lo @ s_lo) < radius ** 2):
+            # hard case: no gradient along the most negative curvature; follow it
+            return -U @ s_lo + np.sqrt(radius ** 2 - float(s_lo @ s_lo)) * U[:, 0], False
+    a, b = lo, lo + gnorm / radius
+    for _ in range(200):  # bisection on the shift: ‖s(μ)‖ = radius, s(μ) = −(H + μI)⁻¹ g
+        mu = 0.5 * (a + b)
+        norm = np.sqrt(np.sum((gt / (lam + mu)) ** 2))
+        if abs(norm - radius) <= 1e-3 * radius or b - a <= 1e-15 * max(b, 1e-300):
+            break
+        a, b = (mu, b) if norm > radius else (a, mu)
+    return -U @ (gt / (lam + mu)), False
+
+
+def minimize(ep: EnergyProblem, ev: Evaluator, z: np.ndarray, tol: float) -> bool:
+    """Trust-region Newton descent on the potential energy from ``z``.
+
+    After each accepted step, the angles of revolute joints without a spring
+    (:func:`periodic`) are brought back to within π of their start: the equations are
+    periodic in them, and far multiples of 2π would only add rounding error. Counted
+    against ``ev``'s budget: one potential evaluation 1, one Hessian 1, the residual
+    (accelerations) at each accepted point 1. Stops when ``max |ẋ| <= 1e-3 tol`` at an
+    accepted point, or when the step stalls.
+
+    Parameters
+    ----------
+    ep : EnergyProblem
+        Potential, gradient and Hessian.
+    ev : Evaluator
+        Counts evaluations and keeps the best point (by the residual).
+    z : ndarray (n_free,)
+        Start.
+    tol : float
+        Tolerance on ``max |ẋ|``.
+
+    Returns
+    -------
+    bool
+        Whether the residual met ``tol`` at the last accepted point.
+    """
+    start = z.copy()
+    turns = periodic(ep.prob, np.asarray(ep.prob.p, dtype=float))
+    ev.spend()
+    v = float(ep.potential(z))
+    g = ep.gradient(z)
+    r = ev.residual(z)
+    radius = RADIUS0
+    for _ in range(MAX_ITER):
+        if not (np.isfinite(v) and np.all(np.isfinite(g)) and np.all(np.isfinite(r))):
+            return False
+        if np.max(np.abs(r), initial=0.0) <= 1e-3 * tol:
+            return True
+        ev.spend()
+        H = ep.hessian(z)
+        if not np.all(np.isfinite(H)):
+            return False
+        step, newton = trust_region_step(g, H, radius)
+        size = float(np.sqrt(step @ step))
+        if size <= 1e-15 * (1.0 + float(np.sqrt(z @ z))):
+            break
+        pred = float(g @ step + 0.5 * step @ H @ step)
+        ev.spend()
+        with np.errstate(all="ignore"):
+            v_new = float(ep.potential(z + step))
+        roundoff = abs(pred) <= 1e-12 * max(abs(v), 1.0)
+        if not np.isfinite(v_new):
+            rho = -1.0
+        elif roundoff:
+            rho = 1.0 if newton else -1.0
+        else:
+            rho = (v_new - v) / pred if pred < 0.0 else -1.0
+        if rho > 0.01:
+            z = z + step
+            z = np.where(turns, z - 2.0 * np.pi * np.round((z - start) / (2.0 * np.pi)), z)
+            v, g, r = v_new, ep.gradient(z), ev.residual(z)
+        if rho < 0.25:
+            radius = 0.25 * size
+        elif rho > 0.75 and size > 0.99 * radius:
+            radius = 2.0 * radius
+    return bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
+
+
+def periodic(prob: Problem, P: np.ndarray) -> np.ndarray:
+    """Mask of the free variables that are angles of revolute joints without a spring.
+
+    The equations are 2π-periodic in such an angle (the spring ``k (q − rest)`` is the only
+    place where a joint angle enters other than through its sine and cosine), so the trim
+    returns the representative nearest to the start.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+    P : ndarray (n_params,)
+        Parameter values at the solution.
+
+    Returns
+    -------
+    ndarray of bool (n_free,)
+    """
+    model = prob.model
+    k = np.asarray(model.physics(P).k, dtype=float)
+    out = np.zeros(len(prob.where), dtype=bool)
+    for j, (w, i) in enumerate(prob.where):
+        if w != "x":
+            continue
+        body = np.flatnonzero((model.q_index == i) & (model.kind == REVOLUTE))
+        out[j] = body.size == 1 and k[..., body[0]].size == 1 and float(k[body[0]]) == 0.0
+    return out
