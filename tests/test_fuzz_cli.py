@@ -15,14 +15,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import signal
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from guards import hang_guard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,21 +39,6 @@ BAD_NUMBER = st.sampled_from(["nan", "NaN", "inf", "-inf", "1e300", "-1e300", "1
                               "", "abc", "1..2", "0x1p3", "--", "1e"])
 GOOD_NUMBER = st.sampled_from(["0", "0.2", "-0.3", "1.5", "50"])
 COMMANDS = ["simulate", "trim", "linearize", "modes", "sweep", "bode"]
-
-
-@contextlib.contextmanager
-def hang_guard() -> Iterator[None]:
-    """Fail the example if it runs longer than HANG_SECONDS."""
-    def alarm(signum: int, frame: Any) -> None:
-        raise AssertionError(f"no answer after {HANG_SECONDS} s: a hang")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(HANG_SECONDS)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @st.composite
@@ -112,7 +95,7 @@ def malformed_lines(draw: st.DrawFn) -> list[str]:
 def run(argv: list[str]) -> tuple[int, str, str]:
     """Run the command line in-process: (status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
-    with hang_guard(), warnings.catch_warnings(), contextlib.redirect_stdout(out), \
+    with hang_guard(HANG_SECONDS), warnings.catch_warnings(), contextlib.redirect_stdout(out), \
             contextlib.redirect_stderr(err):
         warnings.simplefilter("always")
         status = main(argv)

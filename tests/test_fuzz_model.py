@@ -16,16 +16,14 @@ from __future__ import annotations
 import copy
 import json
 import math
-import signal
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import yaml
+from guards import hang_guard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,24 +98,9 @@ def mutants(draw: st.DrawFn) -> Any:
     return desc
 
 
-@contextmanager
-def hang_guard() -> Iterator[None]:
-    """Fail the example if it runs longer than HANG_SECONDS."""
-    def alarm(signum: int, frame: Any) -> None:
-        raise AssertionError(f"no answer after {HANG_SECONDS} s: a hang")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(HANG_SECONDS)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def check(desc: Any) -> str:
     """The property; returns ``"refused"`` or ``"loaded"``."""
-    with hang_guard(), warnings.catch_warnings():
+    with hang_guard(HANG_SECONDS), warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         warnings.simplefilter("ignore", tl.TitopWarning)  # legal but unphysical inertias
         try:

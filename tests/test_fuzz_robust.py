@@ -10,13 +10,12 @@ loop with one real parameter equals its Routh–Hurwitz closed form.
 from __future__ import annotations
 
 import math
-import signal
-from contextlib import contextmanager
 from typing import Any
 
 import control
 import numpy as np
 import pytest
+from guards import hang_guard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,20 +29,6 @@ POISON = st.sampled_from([np.nan, np.inf, -np.inf, 1e300, -1e300, 1e-300, 0.0])
 JUNK = st.sampled_from(["a", None, "", b"x", [1, "a"], {"a": 1}, object(), 1j, True])
 COUNTS = st.one_of(st.integers(-5, 6), st.sampled_from([1.5, -0.5, np.nan, np.inf, "a", None,
                                                         True, 2.0, [1]]))
-
-
-@contextmanager
-def hang_guard(seconds: int = HANG_GUARD):
-    def boom(*_):
-        raise AssertionError(f"no answer within {seconds} s: a hang")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def has_nan(obj: Any, depth: int = 0) -> bool:
@@ -64,7 +49,7 @@ def has_nan(obj: Any, depth: int = 0) -> bool:
 def outcome(f, *args, **kwargs) -> Any:
     """Call ``f``: a titop_lpv error is fine (None is returned); any other exception, a
     hang or a NaN in the result fails the test."""
-    with hang_guard():
+    with hang_guard(HANG_GUARD):
         try:
             out = f(*args, **kwargs)
         except TitopError:
@@ -230,7 +215,7 @@ def test_algebra_never_escapes(op, other):
     k = tl.ureal("k", 1.0, percent=10)
     f = {"+": lambda: k + other, "*": lambda: k * other, "/": lambda: k / other,
          "**": lambda: k ** other}.get(op) or (lambda: getattr(tl, op)(k, other))
-    with hang_guard():
+    with hang_guard(HANG_GUARD):
         try:
             out = f()
         except TitopError:

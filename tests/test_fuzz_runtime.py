@@ -10,16 +10,15 @@ most 2 ms and a bounded evaluation budget, so each example is quick.
 from __future__ import annotations
 
 import math
-import signal
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import control
 import numpy as np
 import pytest
+from guards import hang_guard
 from hypothesis import HealthCheck, currently_in_test_context, event, given, settings
 from hypothesis import strategies as st
 
@@ -92,21 +91,6 @@ NAME_LISTS = either(st.none(), st.just(["slider_tau"]), st.just(["pendulum2_q"])
                                 max_size=2), st.text(max_size=4), st.integers())
 
 
-@contextmanager
-def no_hang(seconds: int = 60) -> Iterator[None]:
-    """Fail instead of hanging when one example runs longer than ``seconds``."""
-    def alarm(signum, frame):
-        raise AssertionError(f"still running after {seconds} s: the call hangs")
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def finite(result: Any) -> bool:
     """All the numbers of a result are finite (and numbers)."""
     if isinstance(result, control.StateSpace):
@@ -132,7 +116,7 @@ def _event(outcome: str) -> None:
 
 def check(call: Callable[[], Any]) -> None:
     """The call returns finite numbers or raises a titop_lpv error; never hangs."""
-    with no_hang(), warnings.catch_warnings(), np.errstate(all="ignore"):
+    with hang_guard(), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
             result = call()

@@ -528,15 +528,21 @@ def test_spins_the_block_route_does_not_build_are_refused() -> None:
                                outputs=["panel1_q"])
 
 
-def test_balloon_with_its_four_masses_uncertain() -> None:
-    # masses move the hanging equilibrium (the balloon tilts with the centre of mass): the
-    # tilt and the joint positions become equilibrium blocks; buoyancy follows the total mass
+def _balloon_with_mass_parameters() -> dict:
+    """The balloon's description with each body's mass a parameter m_<body> (± 20 %)."""
     desc = read_description(ROOT / "examples" / "balloon.toml")
     for body in desc["bodies"]:
         name = f"m_{body['name']}"
         desc["parameters"][name] = {"value": body["mass"], "min": 0.8 * body["mass"],
                                     "max": 1.2 * body["mass"], "unit": "kg"}
         body["mass"] = name
+    return desc
+
+
+def test_balloon_with_its_four_masses_uncertain() -> None:
+    # masses move the hanging equilibrium (the balloon tilts with the centre of mass): the
+    # tilt and the joint positions become equilibrium blocks; buoyancy follows the total mass
+    desc = _balloon_with_mass_parameters()
     model = _load(desc)
     outputs = ["pendulum2_q", "balloon_phi"]
     names = [f"m_{b}" for b in model.body_names]
@@ -568,12 +574,7 @@ def test_balloon_with_its_masses_and_buoyancy_fraction_uncertain() -> None:
     # the issue's variant: four masses and the buoyancy fraction f are parameters; at f ≠ 1 a
     # vertical force input on the balloon (ballast, valve) is trimmed to (1 − f)·m·g, so the
     # free input moves with the parameters: an equilibrium block balloon_Fy_eq
-    desc = read_description(ROOT / "examples" / "balloon.toml")
-    for body in desc["bodies"]:
-        name = f"m_{body['name']}"
-        desc["parameters"][name] = {"value": body["mass"], "min": 0.8 * body["mass"],
-                                    "max": 1.2 * body["mass"], "unit": "kg"}
-        body["mass"] = name
+    desc = _balloon_with_mass_parameters()
     desc["parameters"]["f_b"] = {"value": 1.0, "min": 0.9, "max": 1.1}
     desc["loads"][0]["fraction"] = "f_b"
     desc["inputs"] = [{"body": "balloon", "frame": "inertial"}]
