@@ -244,10 +244,11 @@ BAD = {
     "bad output suffix": (["simulate", BALLOON, "--t-final", "1", "--out", "x.txt"], ".csv"),
     "bad --omega": (["bode", ARM, *ARM_TRIM, "--omega", "10:1:50"], "LO < HI"),
     "velocity freed": (["trim", BALLOON, "--free", "balloon_vx"], "velocity"),
-    "no equilibrium": (["trim", ARM, "--free", "shoulder_q"], "failed"),
+    "no equilibrium": (["trim", ARM, "--free", "shoulder_yaw_q"], "failed"),
     "actuate a free joint": (["trim", BALLOON, "--actuate", "balloon"], "--actuate"),
     "unwritable output": (["trim", BALLOON, "--out", "no/such/dir/op.json"], "no/such/dir"),
-    "trim stalls at the arm's start": (["trim", ARM], "Hint: --free"),
+    "trim stalls: the shoulder held without its torque": (
+        ["trim", ARM, "--fix", "shoulder_q=0.3"], "Hint: --free"),
     "t-final not a number": (["simulate", BALLOON, "--t-final", "abc"], "--t-final"),
     "t-final missing": (["simulate", BALLOON], "required: --t-final"),
     "unknown option of a command": (["simulate", BALLOON, "--t-final", "1", "--bogus"],
