@@ -47,9 +47,12 @@ from .robust.mu import MuResult, mu_sweep
 from .robust.mu_lower import mu_lower
 from .robust.mu_upper import mu_upper
 from .robust.ops import append, feedback, hstack, parallel, series, uss, vstack
+from .robust.performance import RobustPerformanceResult, robust_performance
 from .robust.stability import RobustStabilityResult, robust_stability
 from .robust.structure import MuBound, block_values, structured_norm
-from .robust.uss import USS
+from .robust.tf import tf
+from .robust.uss import USS, UncertainTF
+from .robust.weights import makeweight
 from .robust.worst_case import WorstCaseGainResult, worst_case_gain
 
 # isort: split
@@ -142,6 +145,7 @@ __all__ = [
     "Prismatic",
     "ResponseComparison",
     "Revolute",
+    "RobustPerformanceResult",
     "RobustStabilityResult",
     "RobustnessError",
     "ShapeError",
@@ -159,6 +163,7 @@ __all__ = [
     "ULTIDyn",
     "UReal",
     "UncertainLinearization",
+    "UncertainTF",
     "UncertaintyError",
     "UnknownNameError",
     "Weld",
@@ -185,6 +190,7 @@ __all__ = [
     "linearize_uncertain",
     "load_linear",
     "load_model",
+    "makeweight",
     "mass_matrix",
     "modes",
     "momentum",
@@ -196,12 +202,14 @@ __all__ = [
     "parallel",
     "polynomial_lft",
     "reduce_lft",
+    "robust_performance",
     "robust_stability",
     "save_linear",
     "series",
     "simulate",
     "star",
     "structured_norm",
+    "tf",
     "trim",
     "trim_sweep",
     "ucomplex",

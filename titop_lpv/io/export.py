@@ -9,7 +9,9 @@ the state ``x0``, the inputs ``u0`` and the parameters ``param_values`` (in ``pa
 order); dict fields such as ``spin`` are MATLAB structs, fields that are None are listed in
 ``none_fields``. An :class:`LPVGrid`
 is written as stacked matrices over the grid (``A`` of shape ``grid + (n, n)``, NaN where
-a point is not an equilibrium), the grid axes, the names and every operating point.
+a point is not an equilibrium), the grid axes, the names and every operating point. An
+uncertain system (:class:`~titop_lpv.robust.uss.USS`) is written as its LFT: the matrices
+of ``M``, the Δ structure and every parameter's specification (see :func:`save_linear`).
 :func:`load_linear` reads any of them back: matrices exactly (binary formats; JSON keeps
 17 significant digits, which round-trips doubles), names unchanged.
 """
@@ -30,7 +32,11 @@ from ..analysis.linearize import named_statespace
 from ..analysis.lpv import LPVGrid
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.sweep import TrimSweep
-from ..exceptions import ModelFileError, TitopError
+from ..exceptions import ArgumentTypeError, ModelFileError, TitopError
+from ..robust.abcd import ABCD
+from ..robust.atoms import UComplex, ULTIDyn, UReal
+from ..robust.blocks import Block, DeltaStructure
+from ..robust.uss import USS
 
 __all__ = ["load_linear", "save_linear"]
 
@@ -183,13 +189,24 @@ def _grid_record(grid: LPVGrid) -> dict[str, Any]:
     }
 
 
-def save_linear(obj: control.StateSpace | LPVGrid, path: str | Path,
+def save_linear(obj: control.StateSpace | LPVGrid | USS, path: str | Path,
                 op: OperatingPoint | None = None) -> Path:
-    """Write a linear model or an LPV grid to ``.mat``, ``.npz`` or ``.json``.
+    """Write a linear model, an LPV grid or an uncertain system to ``.mat``, ``.npz`` or
+    ``.json``.
+
+    An uncertain system (:class:`~titop_lpv.robust.uss.USS`) is stored as its LFT, as
+    MATLAB's ``lftdata`` splits a ``uss``: the matrices of ``M`` (``A, B, C, D``, Δ
+    channels first), the Δ structure (``block_names``, ``block_kinds``, ``block_sizes`` =
+    rows, cols, repeats) and every parameter (``param_types``: ``ureal`` / ``ucomplex`` /
+    ``ultidyn``; ``param_values``: nominal, lo, hi / nominal, radius, 0 / ny, nu, bound),
+    the performance signal names and the timebase; :func:`load_linear` rebuilds the same
+    USS (same matrices bit for bit in ``.mat`` and ``.npz``, 17 significant digits in
+    JSON, which round-trips doubles).
 
     Parameters
     ----------
-    obj : control.StateSpace or LPVGrid
+    obj : control.StateSpace or LPVGrid or USS
+        The model.
     path : str or Path
         The extension chooses the format.
     op : OperatingPoint, optional
@@ -198,20 +215,37 @@ def save_linear(obj: control.StateSpace | LPVGrid, path: str | Path,
     Returns
     -------
     Path
+
+    Raises
+    ------
+    TitopError
+        An unknown extension.
+    ArgumentTypeError
+        ``obj`` of another type, ``path`` not a path, ``op`` with a USS or not an
+        OperatingPoint.
     """
+    if not isinstance(path, (str, Path)):
+        raise ArgumentTypeError(f"path must be a str or a pathlib.Path, got "
+                                f"{type(path).__name__}")
+    if op is not None and not isinstance(op, OperatingPoint):
+        raise ArgumentTypeError(f"op must be an OperatingPoint, got {type(op).__name__}")
     path = Path(path)
     fmt = path.suffix.lower()
     if fmt not in _FORMATS:
         raise TitopError(f"{path.name}: unknown format {fmt!r}; use one of {_FORMATS}")
-    if isinstance(obj, LPVGrid):
+    if isinstance(obj, USS):
+        if op is not None:
+            raise ArgumentTypeError("op: an uncertain system carries no operating point")
+        rec = _uss_record(obj)
+    elif isinstance(obj, LPVGrid):
         rec = _grid_record(obj)
     elif isinstance(obj, control.StateSpace):
         rec = _ss_record(obj)
         if op is not None:
             rec["op"] = _op_record(op)
     else:
-        raise TypeError(f"save_linear takes a control.StateSpace or an LPVGrid, "
-                        f"got {type(obj).__name__}")
+        raise ArgumentTypeError(f"obj: save_linear takes a control.StateSpace, an LPVGrid or "
+                                f"a USS, got {type(obj).__name__}")
     if fmt == ".json":
         path.write_text(json.dumps(_jsonable(rec), indent=1))
     elif fmt == ".npz":
@@ -256,7 +290,8 @@ def _arrays(rec: dict[str, Any]) -> dict[str, np.ndarray]:
 def _matlab(rec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in rec.items():
-        if k in ("StateName", "InputName", "OutputName", "axis_names"):
+        if k in ("StateName", "InputName", "OutputName", "axis_names", "block_names",
+                 "block_kinds", "param_types"):
             cell = np.empty((len(v), 1), dtype=object)
             cell[:, 0] = v
             out[k] = cell
@@ -280,7 +315,7 @@ def _matlab(rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_linear(path: str | Path) -> control.StateSpace | LPVGrid:
+def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
     """Read what :func:`save_linear` wrote.
 
     Parameters
@@ -290,10 +325,13 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid:
 
     Returns
     -------
-    control.StateSpace or LPVGrid
+    control.StateSpace or LPVGrid or USS
         A state-space model carries its operating point, when saved, as the attribute
         ``op`` (an :class:`OperatingPoint`).
     """
+    if not isinstance(path, (str, Path)):
+        raise ArgumentTypeError(f"path must be a str or a pathlib.Path, got "
+                                f"{type(path).__name__}")
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(f"linear model file {str(path)!r} does not exist")
@@ -324,8 +362,10 @@ def _from_matlab(path: Path) -> dict[str, Any]:
     return {k: v for k, v in raw.items() if not k.startswith("__")}
 
 
-def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid:
+def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
     kind = str(rec.get("kind"))
+    if kind == "uss":
+        return _uss_from_record(rec, _strings)
     states = _strings(rec["StateName"])
     inputs = _strings(rec["InputName"])
     outputs = _strings(rec["OutputName"])
@@ -363,3 +403,127 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid:
                                          name=str(rec["name"])))
     return LPVGrid(TrimSweep(axes, ops), systems, tuple(states), tuple(inputs), tuple(outputs),
                    branch_tol=float(np.asarray(rec["branch_tol"]).item()))
+
+
+# ---------------------------------------------------------------- uncertain systems
+# The LFT matrices M (Δ channels first), the Δ structure (name, kind, rows, cols, repeats
+# per block), every parameter (ureal: nominal, lo, hi; ucomplex: nominal, radius;
+# ultidyn: ny, nu, bound), the signal names and the timebase. Data only: the USS is rebuilt
+# by its checked constructor, so an inconsistent file is refused.
+
+
+def _dt_record(dt: Any) -> tuple[str, float]:
+    if dt is None:
+        return "static", 0.0
+    if dt is True:
+        return "discrete", 0.0
+    return ("continuous", 0.0) if dt == 0 else ("sampled", float(dt))
+
+
+def _uss_record(G: USS) -> dict[str, Any]:
+    """The record of an uncertain system (arrays, strings, lists of strings).
+
+    Parameters
+    ----------
+    G : USS
+        The uncertain system.
+
+    Returns
+    -------
+    dict
+        Keys ``kind = "uss"``, ``name``, ``A, B, C, D`` (of ``M``), ``StateName``,
+        ``InputName``, ``OutputName`` (performance signals), ``dt_kind``, ``dt``,
+        ``block_names``, ``block_kinds``, ``block_sizes`` (rows, cols, repeats per block),
+        ``param_types`` and ``param_values`` (nominal, lo, hi / nominal, radius, 0 /
+        ny, nu, bound per parameter, in block order).
+    """
+    S = G.abcd
+    types, values = [], []
+    for b in G.delta:
+        a = G.params[b.name]
+        if isinstance(a, UReal):
+            types.append("ureal")
+            values.append([a.nominal, a.lo, a.hi])
+        elif isinstance(a, UComplex):
+            types.append("ucomplex")
+            values.append([a.nominal, a.radius, 0.0])
+        else:
+            types.append("ultidyn")
+            values.append([float(a.shape[0]), float(a.shape[1]), a.bound])
+    dt_kind, dt = _dt_record(G.dt)
+    nb = len(G.delta)
+    return {
+        "kind": "uss", "name": G.name or "",
+        "A": np.asarray(S.A, float), "B": np.asarray(S.B, float),
+        "C": np.asarray(S.C, float), "D": np.asarray(S.D, float),
+        "StateName": list(G.state_labels), "InputName": list(G.input_labels),
+        "OutputName": list(G.output_labels), "dt_kind": dt_kind, "dt": dt,
+        "block_names": [b.name for b in G.delta], "block_kinds": [b.kind for b in G.delta],
+        "block_sizes": np.array([[b.rows, b.cols, b.repeats] for b in G.delta],
+                                dtype=float).reshape(nb, 3),
+        "param_types": types,
+        "param_values": np.array(values, dtype=float).reshape(nb, 3),
+    }
+
+
+def _uss_from_record(rec: dict[str, Any], strings: Any) -> USS:
+    """The uncertain system of a record written by :func:`_uss_record`.
+
+    Parameters
+    ----------
+    rec : dict
+        The record, as read from the file.
+    strings : callable
+        Reads a list of names back (from a list, an array or a MATLAB cell array).
+
+    Returns
+    -------
+    USS
+
+    Raises
+    ------
+    ModelFileError
+        An inconsistent record (unknown block kind or parameter type, sizes that do not
+        match ``M``).
+    """
+    names, kinds = strings(rec["block_names"]), strings(rec["block_kinds"])
+    types = strings(rec["param_types"])
+    nb = len(names)
+    if len(kinds) != nb or len(types) != nb:
+        raise ModelFileError(f"uss record: {nb} block names, {len(kinds)} kinds and "
+                             f"{len(types)} parameter types")
+    sizes = np.asarray(rec["block_sizes"], float).reshape(nb, 3)
+    values = np.asarray(rec["param_values"], float).reshape(nb, 3)
+    blocks, params = [], []
+    for name, kind, size, typ, v in zip(names, kinds, sizes, types, values):
+        blocks.append(Block(name, kind, *(int(x) for x in size)))
+        if typ == "ureal":
+            params.append(UReal(name, v[0], v[1], v[2]))
+        elif typ == "ucomplex":
+            params.append(UComplex(name, v[0], v[1]))
+        elif typ == "ultidyn":
+            params.append(ULTIDyn(name, (int(v[0]), int(v[1])), v[2]))
+        else:
+            raise ModelFileError(f"uss record: unknown parameter type {typ!r}")
+    delta = DeltaStructure(tuple(blocks))
+    states, inputs = strings(rec["StateName"]), strings(rec["InputName"])
+    outputs = strings(rec["OutputName"])
+    n, m, p = len(states), len(inputs) + delta.nw, len(outputs) + delta.nz
+
+    def mat(key: str, shape: tuple[int, int]) -> np.ndarray:
+        return np.asarray(rec[key], dtype=float).reshape(shape)
+
+    S = ABCD(mat("A", (n, n)), mat("B", (n, m)), mat("C", (p, n)), mat("D", (p, m)))
+    dt_kind = str(np.asarray(rec["dt_kind"]).ravel()[0]) if not isinstance(
+        rec["dt_kind"], str) else rec["dt_kind"]
+    dt_value = float(np.asarray(rec["dt"], float).ravel()[0])
+    dt = {"static": None, "discrete": True, "continuous": 0}.get(dt_kind, dt_value)
+    if dt_kind not in ("static", "discrete", "continuous", "sampled"):
+        raise ModelFileError(f"uss record: unknown timebase kind {dt_kind!r}")
+    label = strings(rec.get("name"))
+    M = S.D if n == 0 and dt is None else control.ss(*S, dt)
+    G = USS(M, delta, params, inputs=inputs, outputs=outputs, states=states)
+    # the name as saved (None stays None, not python-control's default "sys[k]")
+    return USS._new(G.abcd, G.dt, G.delta, list(G.params.values()), G.input_labels,
+                    G.output_labels, G.state_labels, label[0] if label else None)
+

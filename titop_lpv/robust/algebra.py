@@ -84,13 +84,19 @@ array_like or number
     Raises
     ------
     ArgumentTypeError
-        If ``obj`` cannot be converted (nonlinear system, non-numeric or complex data); a
-        ``TypeError``.
+        If ``obj`` cannot be converted (nonlinear system, improper transfer function,
+        non-numeric or complex data); a ``TypeError``.
     ArgumentError
         A NaN or infinite entry.
     """
     if isinstance(obj, Uncertain):
         return obj._as_uss()
+    if isinstance(obj, control.TransferFunction) and any(
+            np.trim_zeros(n, "f").size > np.trim_zeros(d, "f").size
+            for rn, rd in zip(obj.num, obj.den) for n, d in zip(rn, rd)):
+        raise ArgumentTypeError("an improper transfer function (deg num > deg den) is not a "
+                                "system: combine it with uncertain coefficients into a proper "
+                                "fraction first (tl.tf)")
     if isinstance(obj, (control.StateSpace, control.TransferFunction)):
         return LFTSystem(obj)
     if isinstance(obj, control.InputOutputSystem):

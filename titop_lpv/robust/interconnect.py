@@ -13,12 +13,72 @@ from typing import Any
 import control
 import numpy as np
 
-from .abcd import ABCD, unique_names
-from .algebra import as_system, merge_blocks
+from ..exceptions import ShapeError
+from .abcd import ABCD, close_static, unique_names
+from .algebra import append, as_system, merge_blocks
 from .blocks import UncertaintyError
 from .uss import USS
 
-__all__ = ["interconnect"]
+__all__ = ["interconnect", "uncertain_star"]
+
+
+def uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str = "star") -> USS:
+    """Redheffer star product of two operands of which either or both are uncertain: the
+    last ``ny`` outputs of ``M1`` drive the first ``ny`` inputs of ``M2`` and the first
+    ``nu`` outputs of ``M2`` drive the last ``nu`` inputs of ``M1`` (MATLAB's
+    ``lft(sys1, sys2, nu, ny)`` on ``uss`` operands). The Δ channels of both stay free:
+    the operands are appended (the blocks of a parameter present in both merged, repeats
+    summed) and the connected channels closed by a static permutation, a lower LFT.
+
+    Parameters
+    ----------
+    M1, M2 : USS, parameter, control system, array_like or number
+        The operands (converted by :func:`~titop_lpv.robust.algebra.as_system`).
+    ny : int
+        Outputs of ``M1`` connected to ``M2`` (its last ones).
+    nu : int
+        Inputs of ``M1`` driven by ``M2`` (its last ones).
+    what : str, optional
+        The caller's name, for the messages.
+
+    Returns
+    -------
+    USS
+        Inputs: the free inputs of ``M1`` then those of ``M2``; outputs likewise; states
+        ``[x1; x2]``; no name.
+
+    Raises
+    ------
+    ShapeError
+        An operand too small for ``ny`` and ``nu``.
+    IllPosedError
+        The interconnection is not well posed at Δ = 0.
+    """
+    A, B = as_system(M1), as_system(M2)
+    if ny > A.noutputs or nu > A.ninputs or ny > B.ninputs or nu > B.noutputs:
+        raise ShapeError(f"{what}: {ny} outputs of M1 ({A.noutputs}) feed {ny} inputs of M2 "
+                         f"({B.ninputs}) and {nu} outputs of M2 ({B.noutputs}) feed {nu} "
+                         f"inputs of M1 ({A.ninputs}): an operand is too small")
+    U = USS.adopt(append(A, B))
+    p1, m1 = A.noutputs, A.ninputs
+    free_out = [*range(p1 - ny), *range(p1 + nu, p1 + B.noutputs)]
+    free_in = [*range(m1 - nu), *range(m1 + ny, m1 + B.ninputs)]
+    conn_out = [*range(p1 - ny, p1), *range(p1, p1 + nu)]  # [y1 last ny; y2 first nu]
+    conn_in = [*range(m1 - nu, m1), *range(m1, m1 + ny)]  # [u1 last nu; u2 first ny]
+    if not conn_out and not conn_in:
+        return U
+    if not free_out or not free_in:
+        raise ShapeError(f"{what}: no free input or output would be left")
+    P = U[free_out + conn_out, free_in + conn_in]
+    K = np.zeros((nu + ny, ny + nu))  # conn_in = K conn_out
+    K[:nu, ny:] = np.eye(nu)
+    K[nu:, :ny] = np.eye(ny)
+    S = P.abcd
+    nf_in, nf_out = len(free_in), len(free_out)
+    R = close_static(S, K, range(P.delta.nw + nf_in, S.m), range(P.delta.nz + nf_out, S.p),
+                     what=what)
+    return USS._new(R, P.dt, P.delta, list(P.params.values()), P.input_labels[:nf_in],
+                    P.output_labels[:nf_out], P.state_labels, None)
 
 
 def _spec_name(spec: Any) -> str | None:

@@ -37,7 +37,9 @@ from .abcd import ABCD, IllPosedError, lft_upper_abcd, star_abcd, to_abcd, uniqu
 from .atoms import UComplex, UReal, ureal
 from .blocks import DeltaStructure, UncertaintyError
 from .checks import ArgumentTypeError, check_count, check_real, numeric_array
+from .interconnect import uncertain_star
 from .ops import as_uss
+from .reduction import reduce_abcd
 from .system import Uncertain
 from .uss import USS
 
@@ -81,21 +83,24 @@ def _wrap(R: ABCD, systems: Sequence[control.StateSpace | None], inputs: list[st
 
 
 def _uncertain_star(M1: Any, M2: Any, ny: int, nu: int, what: str) -> USS:
-    """``star`` with an uncertain first operand and a certain second one: the Δ channels
-    of ``M1``'s LFT come first, so they stay free and the result is uncertain."""
-    if isinstance(M2, Uncertain):
-        raise UncertaintyError(f"{what}: the second operand is uncertain "
-                               f"({type(M2).__name__}); connect two uncertain systems with "
-                               "tl.interconnect, tl.feedback or tl.series, which merge their "
-                               "Δ structures")
+    """``star`` with an uncertain operand: the Δ channels of both stay free and the result
+    is uncertain (:func:`~titop_lpv.robust.interconnect.uncertain_star` when ``M2`` is
+    uncertain, which merges the Δ structures)."""
+    if isinstance(M2, Uncertain) or not isinstance(M1, Uncertain):
+        return uncertain_star(M1, M2, ny, nu, what)
     U = as_uss(M1)
+    as_uss(M2)  # a typed error for what cannot be a system (an improper transfer function)
     SK, sK = to_abcd(M2, "M2")
     if ny > U.noutputs or nu > U.ninputs:
         raise ShapeError(f"{what}: {ny} outputs and {nu} inputs of the uncertain system are "
                          f"to be connected, it has {U.noutputs} outputs and {U.ninputs} inputs "
                          "(besides its Δ channels, which stay free)")
     R = star_abcd(U.abcd, SK, ny, nu, what=what)
-    dt = U.dt if sK is None else control.iosys.common_timebase(U.dt, sK.dt)
+    try:
+        dt = U.dt if sK is None else control.iosys.common_timebase(U.dt, sK.dt)
+    except ValueError:
+        raise UncertaintyError(f"{what}: incompatible timebases dt = {U.dt} and "
+                               f"dt = {sK.dt}") from None
     return USS._new(R, dt, U.delta, list(U.params.values()),
                     U.input_labels[: U.ninputs - nu] + _labels(sK, "u", SK.m)[ny:],
                     U.output_labels[: U.noutputs - ny] + _labels(sK, "y", SK.p)[nu:],
@@ -111,8 +116,9 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
         The first operand (matrices may be complex; systems are real). An uncertain system
         (:class:`~titop_lpv.robust.uss.USS`, or a ``ureal``/``ucomplex``) is accepted here:
         its Δ channels stay free and the result is a USS with the same parameters.
-    M2 : array_like or control.StateSpace or control.TransferFunction
-        The second operand (certain).
+    M2 : array_like or control.StateSpace or control.TransferFunction or USS
+        The second operand; uncertain too if wanted (its Δ channels stay free as well, the
+        blocks of a parameter present in both merged; MATLAB's ``lft`` of two ``uss``).
     ny : int
         Number of last outputs of ``M1`` connected to the first inputs of ``M2``.
     nu : int
@@ -121,7 +127,7 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
     Returns
     -------
     ndarray or control.StateSpace or USS
-        A matrix when both operands are matrices, a USS when ``M1`` is uncertain, else a
+        A matrix when both operands are matrices, a USS when an operand is uncertain, else a
         system whose inputs are the free inputs of ``M1`` then of ``M2`` (names kept),
         outputs likewise, states ``[x1; x2]``.
 
@@ -132,17 +138,9 @@ def star(M1: Any, M2: Any, ny: int, nu: int) -> np.ndarray | control.StateSpace:
         ``>= 0``.
     IllPosedError
         If the interconnection is not well posed.
-    UncertaintyError
-        If ``M2`` is uncertain (its Δ channels would be the ones connected): use
-        :func:`titop_lpv.interconnect`, :func:`titop_lpv.feedback` or
-        :func:`titop_lpv.series`.
     """
     ny, nu = check_count(ny, "ny", error=ShapeError), check_count(nu, "nu", error=ShapeError)
     if isinstance(M1, Uncertain) or isinstance(M2, Uncertain):
-        if not isinstance(M1, Uncertain):
-            raise UncertaintyError(f"star: M2 is uncertain ({type(M2).__name__}) and M1 is "
-                                   "not; its Δ channels would be connected. Pass the "
-                                   "uncertain system as M1, or connect with tl.interconnect")
         return _uncertain_star(M1, M2, ny, nu, "star")
     S1, s1 = to_abcd(M1, "M1")
     S2, s2 = to_abcd(M2, "M2")
@@ -162,14 +160,14 @@ def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
         The partitioned matrix or system; its last ``K.noutputs`` inputs are driven by
         ``K`` and its last ``K.ninputs`` outputs feed ``K``. An uncertain system (USS) is
         accepted: for example a plant with uncertain parameters closed by a controller.
-    K : array_like or control.StateSpace or control.TransferFunction
-        The closing matrix or system (for example a controller); certain.
+    K : array_like or control.StateSpace or control.TransferFunction or USS
+        The closing matrix or system (for example a controller), possibly uncertain.
 
     Returns
     -------
     ndarray or control.StateSpace or USS
         The remaining channels of ``M`` (names kept), states ``[x_M; x_K]``; a USS with the
-        parameters of ``M`` when ``M`` is uncertain.
+        parameters of both when one is uncertain.
 
     Raises
     ------
@@ -177,17 +175,10 @@ def lft_lower(M: Any, K: Any) -> np.ndarray | control.StateSpace:
         If ``K`` does not fit ``M``.
     IllPosedError
         If ``I − M22 K_D`` is singular.
-    UncertaintyError
-        If ``K`` is uncertain: close the loop with :func:`titop_lpv.feedback` or
-        :func:`titop_lpv.interconnect`, which merge the Δ structures.
     """
     if isinstance(M, Uncertain) or isinstance(K, Uncertain):
-        if not isinstance(M, Uncertain):
-            raise UncertaintyError(f"lft_lower: K is uncertain ({type(K).__name__}); close "
-                                   "the loop with tl.feedback or tl.interconnect, which merge "
-                                   "the Δ structures")
-        SK = to_abcd(K, "K")[0] if not isinstance(K, Uncertain) else None
-        return _uncertain_star(M, K, SK.m if SK else 0, SK.p if SK else 0, "lft_lower")
+        Kd = as_uss(K)
+        return _uncertain_star(M, K, Kd.ninputs, Kd.noutputs, "lft_lower")
     SM, sM = to_abcd(M, "M")
     SK, sK = to_abcd(K, "K")
     if SK.p > SM.m or SK.m > SM.p:
@@ -206,15 +197,16 @@ def lft_upper(M: Any, Delta: Any) -> np.ndarray | control.StateSpace:
 
     Parameters
     ----------
-    M : array_like or control.StateSpace or control.TransferFunction
+    M : array_like or control.StateSpace or control.TransferFunction or USS
         The partitioned matrix or system; its first ``Δ.noutputs`` inputs are ``w`` and its
         first ``Δ.ninputs`` outputs are ``z``.
-    Delta : array_like or control.StateSpace or control.TransferFunction
-        The uncertainty (matrix or system), mapping ``z`` to ``w``.
+    Delta : array_like or control.StateSpace or control.TransferFunction or USS
+        The uncertainty (matrix or system), mapping ``z`` to ``w``; an uncertain one
+        (``ultidyn``, ``ureal``, a USS) gives a USS, as MATLAB's ``lft(Delta, M)``.
 
     Returns
     -------
-    ndarray or control.StateSpace
+    ndarray or control.StateSpace or USS
         The remaining channels of ``M`` (names kept), states ``[x_M; x_Δ]``.
 
     Raises
@@ -232,6 +224,9 @@ def lft_upper(M: Any, Delta: Any) -> np.ndarray | control.StateSpace:
     >>> lft_upper(np.array([[0.0, 1.0], [1.0, 2.0]]), np.array([[0.5]]))
     array([[2.5]])
     """
+    if isinstance(M, Uncertain) or isinstance(Delta, Uncertain):
+        D = as_uss(Delta)
+        return _uncertain_star(Delta, M, D.noutputs, D.ninputs, "lft_upper")
     SM, sM = to_abcd(M, "M")
     SD, sD = to_abcd(Delta, "Delta")
     if SD.p > SM.m or SD.m > SM.p:
@@ -452,74 +447,6 @@ def polynomial_lft(M0: Any, terms: Mapping[Any, Any], *, inputs: Sequence[str] |
 
 
 # ---------------------------------------------------------------- reduction
-
-
-def _orth(X: np.ndarray, tol: float) -> np.ndarray:
-    if X.shape[1] == 0:
-        return X
-    U, s, _ = np.linalg.svd(X, full_matrices=False)
-    return U[:, : int(np.sum(s > tol))]
-
-
-def _reachable(Ab: np.ndarray, Bb: np.ndarray, tol: float) -> np.ndarray:
-    """Orthonormal basis of the smallest ``Ab``-invariant subspace containing ``range(Bb)``."""
-    Q = _orth(Bb, tol)
-    while True:
-        Q2 = _orth(np.hstack([Q, Ab @ Q]), tol)
-        if Q2.shape[1] == Q.shape[1]:
-            return Q
-        Q = Q2
-
-
-def reduce_abcd(S: ABCD, blocks: Sequence[tuple[str, int, int]], tol: float = 1e-10
-                ) -> tuple[ABCD, list[int]]:
-    """Remove uncontrollable and unobservable δ channels, one scalar block at a time.
-
-    Parameters
-    ----------
-    S : ABCD
-        LFT matrix, inputs ``[w; u]``, outputs ``[z; y]``.
-    blocks : sequence of (kind, nw, nz)
-        Block kinds ("real", "complex", "full") and channel counts, in order.
-    tol : float, optional
-        Relative rank tolerance (times ``max(1, ‖[[A, B], [C, D]]‖₂)``).
-
-    Returns
-    -------
-    (ABCD, list of int)
-        The reduced matrices and the new channel count of each block (full blocks unchanged).
-    """
-    n = S.n
-    N = np.block([[S.A, S.B], [S.C, S.D]])
-    tol_abs = tol * max(1.0, np.linalg.norm(N, 2)) if N.size else tol
-    sizes = [b[1] for b in blocks]
-    scalar = [b[0] in ("real", "complex") for b in blocks]
-    nz = [b[2] for b in blocks]
-    changed = True
-    while changed:
-        changed = False
-        for i, ok in enumerate(scalar):
-            r = sizes[i]
-            if not ok or r == 0:
-                continue
-            lo_r = n + sum(nz[:i])  # z rows of block i in N
-            lo_c = n + sum(sizes[:i])  # w columns of block i in N
-            for dual in (False, True):
-                zr, wc = np.arange(lo_r, lo_r + r), np.arange(lo_c, lo_c + r)
-                Ab = N[np.ix_(zr, wc)]
-                if dual:
-                    others = np.setdiff1d(np.arange(N.shape[0]), zr)
-                    V = _reachable(Ab.T, N[np.ix_(others, wc)].T, tol_abs)
-                else:
-                    others = np.setdiff1d(np.arange(N.shape[1]), wc)
-                    V = _reachable(Ab, N[np.ix_(zr, others)], tol_abs)
-                k = V.shape[1]
-                if k < r:  # z̃ = Vᵀ z, w = V w̃: δ I commutes with the change of basis
-                    N = np.vstack([N[:lo_r], V.T @ N[lo_r : lo_r + r], N[lo_r + r :]])
-                    N = np.hstack([N[:, :lo_c], N[:, lo_c : lo_c + r] @ V, N[:, lo_c + r :]])
-                    r = sizes[i] = nz[i] = k
-                    changed = True
-    return ABCD(N[:n, :n], N[:n, n:], N[n:, :n], N[n:, n:]), sizes
 
 
 def reduce(G: Any, tol: float = 1e-10) -> tuple[USS, dict[str, tuple[int, int]]]:

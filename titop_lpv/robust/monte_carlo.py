@@ -1,4 +1,6 @@
-"""Monte-Carlo sampling of an uncertain loop ``F_u(M, Δ)``: poles and Bode magnitudes."""
+"""Monte-Carlo sampling of an uncertain loop ``F_u(M, Δ)``: poles, H∞ norms (the peak gain
+of each sample, computed by python-control's ``linfnorm``, SLICOT ``AB13DD``, as MATLAB's
+``hinfnorm``, not read off a frequency grid) and Bode magnitudes on a grid for plots."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import control
 import numpy as np
 
 from ..plots import plot_monte_carlo
@@ -21,7 +24,7 @@ from .mu import freqresp
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["MAX_SAMPLES", "MonteCarloResult", "monte_carlo"]
+__all__ = ["MAX_SAMPLES", "MonteCarloResult", "hinf_norm", "monte_carlo"]
 
 MAX_SAMPLES = 10**6  # more samples are refused (memory: poles and magnitudes of each)
 
@@ -48,6 +51,17 @@ class MonteCarloResult:
         The normalised δ of the nominal parameters, block by block.
     inputs, outputs : tuple of str
         Performance channel names.
+    peak : ndarray (n,) or None
+        H∞ norm ``‖F_u(M, Δ)‖∞`` of each sample (σ̄ over all performance channels, its
+        supremum over every frequency, by ``control.linfnorm``; ``inf`` for an unstable
+        sample, as MATLAB's ``hinfnorm``, NaN for an ill-posed one). None without
+        performance channels.
+    peak_omega : ndarray (n,) or None
+        Frequency [rad/s] of each ``peak``.
+    channel_peak : ndarray (n, n_y, n_u) or None
+        H∞ norm of each performance channel of each sample.
+    nominal_peak : float or None
+        H∞ norm at the nominal parameters.
     """
 
     deltas: np.ndarray
@@ -59,6 +73,10 @@ class MonteCarloResult:
     nominal_delta_values: dict
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    peak: np.ndarray | None = None
+    peak_omega: np.ndarray | None = None
+    channel_peak: np.ndarray | None = None
+    nominal_peak: float | None = None
 
     @property
     def unstable(self) -> np.ndarray:
@@ -70,12 +88,13 @@ class MonteCarloResult:
         lines = [f"Monte-Carlo: {self.deltas.shape[0]} samples, {int(self.unstable.sum())} "
                  f"unstable; largest pole real part {self.poles.real.max(initial=-np.inf):.4g} "
                  f"(nominal {self.nominal_poles.real.max(initial=-np.inf):.4g})"]
-        if self.magnitude is not None:
-            pk = self.magnitude.max(axis=1)
+        if self.peak is not None:
+            lines.append(f"  H∞ norm: {np.nanmin(self.peak):.4g} .. {np.nanmax(self.peak):.4g}"
+                         f" (nominal {self.nominal_peak:.4g})")
+            pk = self.channel_peak
             for i, j in itertools.product(range(pk.shape[1]), range(pk.shape[2])):
-                lines.append(f"  peak |{self.inputs[j]} -> {self.outputs[i]}|: "
-                             f"{pk[:, i, j].min():.4g} .. {pk[:, i, j].max():.4g} (nominal "
-                             f"{self.nominal_magnitude[:, i, j].max():.4g})")
+                lines.append(f"  H∞ norm of {self.inputs[j]} -> {self.outputs[i]}: "
+                             f"{np.nanmin(pk[:, i, j]):.4g} .. {np.nanmax(pk[:, i, j]):.4g}")
         return "\n".join(lines)
 
     def plot(self, output: str | None = None, input: str | None = None) -> Figure:
@@ -98,13 +117,44 @@ class MonteCarloResult:
                                 f"{self.inputs[j]} → {self.outputs[i]}")
 
 
-def _evaluate(S: ABCD, deltas: np.ndarray, omega: np.ndarray,
-              perf: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """Poles and |F_u(M, Δ)(jω)| of a chunk of samples (module level: picklable for
-    executors); ``S`` is the LFT ``M``. Ill-posed samples (I − D11 Δ singular) get NaN."""
+def hinf_norm(R: ABCD, dt: Any = 0) -> tuple[float, float]:
+    """H∞ norm of a stable system and its frequency (``control.linfnorm``, SLICOT AB13DD,
+    relative accuracy 1e-10); ``(inf, nan)`` when a pole has a real part ≥ 0 (continuous)
+    or a modulus ≥ 1 (discrete), as MATLAB's ``hinfnorm``; ``σ̄(D)`` without states.
+
+    Parameters
+    ----------
+    R : ABCD
+        The system's matrices.
+    dt : float, optional
+        Timebase (0: continuous).
+
+    Returns
+    -------
+    (float, float)
+        The norm and the frequency [rad/s] where it is attained.
+    """
+    if R.p == 0 or R.m == 0:
+        return 0.0, 0.0
+    if R.n == 0:
+        return float(np.linalg.norm(R.D, 2)), 0.0
+    ev = np.linalg.eigvals(R.A)
+    if (np.abs(ev).max() >= 1) if dt else (ev.real.max() >= 0):
+        return np.inf, np.nan
+    g, f = control.linfnorm(control.ss(*R, dt or 0), tol=1e-10)
+    return float(g), float(f)
+
+
+def _evaluate(S: ABCD, deltas: np.ndarray, omega: np.ndarray, perf: bool
+              ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Poles, |F_u(M, Δ)(jω)| and H∞ norms (``[whole, per channel…]``) of a chunk of samples
+    (module level: picklable for executors); ``S`` is the LFT ``M``. Ill-posed samples
+    (I − D11 Δ singular) get NaN."""
     n, nw, nz = deltas.shape
+    ny, nu = S.p - nz, S.m - nw
     poles = np.full((n, S.n), np.nan + 0j)
-    mag = np.full((n, omega.size, S.p - nz, S.m - nw), np.nan) if perf else None
+    mag = np.full((n, omega.size, ny, nu), np.nan) if perf else None
+    peaks = np.full((n, 2 + ny * nu), np.nan) if perf else None
     for k, delta in enumerate(deltas):
         try:
             R = lft_upper_abcd(S, delta, max_cond=LOOP_MAX_COND)
@@ -114,7 +164,10 @@ def _evaluate(S: ABCD, deltas: np.ndarray, omega: np.ndarray,
             poles[k] = np.linalg.eigvals(R.A)
         if perf:
             mag[k] = np.abs(freqresp(R, omega))
-    return poles, mag
+            peaks[k, :2] = hinf_norm(R)
+            for c, (i, j) in enumerate(itertools.product(range(ny), range(nu))):
+                peaks[k, 2 + c] = hinf_norm(ABCD(R.A, R.B[:, [j]], R.C[[i]], R.D[[i]][:, [j]]))[0]
+    return poles, mag, peaks
 
 
 def _sample(blocks: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -211,8 +264,9 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
             done += hi - lo
             if report:
                 report(done, int(n))
-    poles = np.concatenate([p for p, _ in parts])
-    mag = np.concatenate([m for _, m in parts]) if perf else None
+    poles = np.concatenate([p for p, _, _ in parts])
+    mag = np.concatenate([m for _, m, _ in parts]) if perf else None
+    peaks = np.concatenate([k for _, _, k in parts]) if perf else None
     nom_vals = nominal_values(lft)
     nom = lft.closed(delta_matrix(st.delta, list(nom_vals.values())).real)
     if nom is None:
@@ -221,4 +275,7 @@ def monte_carlo(M: Any, blocks: Any = None, n: int = 200, *, seed: int = 0,
                             np.linalg.eigvals(nom[0]) if nom[0].size else np.zeros(0, complex),
                             np.abs(freqresp(nom, omega)) if perf else None, nom_vals,
                             tuple(lft.sys.input_labels[st.nw:]),
-                            tuple(lft.sys.output_labels[st.nz:]))
+                            tuple(lft.sys.output_labels[st.nz:]),
+                            peaks[:, 0] if perf else None, peaks[:, 1] if perf else None,
+                            peaks[:, 2:].reshape(-1, *mag.shape[2:]) if perf else None,
+                            hinf_norm(ABCD(*nom))[0] if perf else None)
