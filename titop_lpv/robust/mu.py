@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import control
@@ -42,10 +42,28 @@ from scipy import optimize
 
 from ..plots import plot_mu
 from .blocks import Block, StructureError, as_blocks
+from .certify import (
+    Scaling,
+    budgets,
+    complex_scaling,
+    cover,
+    diag_scaling,
+    fdi_lambda,
+    padded_system,
+)
 from .checks import ArgumentTypeError, check_count, check_finite, check_seed
 from .frequency import check_omega
 from .mu_lower import lower_batch, mu_lower
-from .mu_upper import dg_batch, dg_init, full_scalings, mu_upper, pow2_scale, upper_bound
+from .mu_upper import (
+    dg_batch,
+    dg_common,
+    dg_init,
+    full_scalings,
+    mu_upper,
+    pow2_scale,
+    scaled_matrices,
+    upper_bound,
+)
 from .structure import MuBound, MuStructure, block_values, structured_norm
 
 if TYPE_CHECKING:
@@ -148,6 +166,17 @@ class MuResult:
     blocks : tuple of Block
     ab13md_omega : ndarray
         Frequencies where AB13MD was run (elsewhere the batched D-G certificate bounds μ).
+    certified : str
+        How ``peak_upper`` bounds μ: ``"intervals"`` (at every frequency of [0, ∞], by
+        constant scalings on each of ``intervals``; :mod:`titop_lpv.robust.certify`),
+        ``"exact"`` (one real scalar block: μ ≠ 0 only at the frequencies where M is real,
+        all of which are in ``omega``, and at ω = ∞) or ``"grid"`` (at ``omega`` only).
+    intervals : ndarray (K, 2)
+        The certified open intervals [rad/s] (``-1``: from ω = 0 included; ``inf``: up to
+        ω = ∞ included); empty unless ``certified == "intervals"``.
+    uncertified : ndarray (J, 2)
+        Where no certificate was found (then ``certified == "grid"`` and ``peak_upper``
+        bounds μ at ``omega`` only); empty otherwise.
     """
 
     omega: np.ndarray
@@ -160,6 +189,9 @@ class MuResult:
     delta: np.ndarray | None
     blocks: tuple[Block, ...]
     ab13md_omega: np.ndarray
+    certified: str = "grid"
+    intervals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    uncertified: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     def report(self) -> str:
         """Peak bounds, where they are, and the gap."""
@@ -172,7 +204,17 @@ class MuResult:
             f"  peak upper bound {self.peak_upper:.6g} at ω = {self.omega_upper:.6g} rad/s",
             f"  peak lower bound {self.peak_lower:.6g} at ω = {self.omega_lower:.6g} rad/s "
             "(attained by a verified Δ)",
-            f"  gap {gap:.2%}; AB13MD at {self.ab13md_omega.size} frequencies"])
+            f"  gap {gap:.2%}; AB13MD at {self.ab13md_omega.size} frequencies",
+            f"  upper bound certified: {self._how()}"])
+
+    def _how(self) -> str:
+        if self.certified == "intervals":
+            return f"at every frequency ({len(self.intervals)} intervals)"
+        if self.certified == "exact":
+            return "at every frequency (exact: one real scalar block)"
+        extra = f"; no certificate on {len(self.uncertified)} intervals" \
+            if len(self.uncertified) else ""
+        return f"at the {self.omega.size} grid frequencies only{extra}"
 
     def plot(self, *, ax: Any = None) -> Figure:
         """Upper and lower bounds against ω (log axis); returns the Figure
@@ -221,7 +263,7 @@ def _upper_grid(Z: np.ndarray, st: MuStructure):
 
 def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.ndarray, *,
              lower: bool = True, refine: bool = True, polish: int = 400,
-             seed: int = 0) -> MuResult:
+             seed: int = 0, certify: bool = True) -> MuResult:
     """μ bounds of a system's frequency response over a grid, with peak refinement.
 
     Parameters
@@ -247,12 +289,19 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         repeated blocks, AB13MD instead on the largest point (at most twice).
     seed : int
         Seed of the lower-bound starts.
+    certify : bool
+        Prove the peak upper bound at every frequency of [0, ∞] (default True): constant
+        scalings on intervals (:mod:`titop_lpv.robust.certify`), fresh scalings where the
+        grid's do not reach, and the bound raised (and the lower bound computed there) where
+        the grid missed a higher peak. False: the bound holds at the grid frequencies only
+        (``certified == "grid"``), faster.
 
     Returns
     -------
     MuResult
-        With one real scalar block (μ is nonzero only where M(jω) is real), the grid is
-        extended by every such frequency (:func:`real_frequencies`), so the peak is exact.
+        ``certified`` says how the upper bound holds (see :class:`MuResult`). With one
+        real scalar block (μ is nonzero only where M(jω) is real), the grid is extended
+        by every such frequency (:func:`real_frequencies`), so the peak is exact.
         The responses are divided by a power of two near their largest modulus first
         (``μ(cM) = |c| μ(M)``). Upper bound: the batched D-G certificate everywhere, AB13MD
         at the largest grid bounds (until the largest is AB13MD's, at most 3), at the
@@ -307,15 +356,14 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         raise StructureError(f"the frequency response of sys is not finite at ω = "
                              f"{omega[bad][0]:.6g} rad/s (a pole on the imaginary axis?)")
     scale = pow2_scale(Mw)  # μ(cM) = |c| μ(M): bounds on M/scale, multiplied back
-    res = _sweep(sys, st, omega, Mw / scale, scale, lower, refine, polish, seed)
-    return MuResult(res.omega, res.upper * scale, res.lower * scale, res.peak_upper * scale,
-                    res.omega_upper, res.peak_lower * scale, res.omega_lower,
-                    None if res.delta is None else res.delta / scale, res.blocks,
-                    res.ab13md_omega)
+    res = _sweep(sys, st, omega, Mw / scale, scale, lower, refine, polish, seed, certify)
+    return replace(res, upper=res.upper * scale, lower=res.lower * scale,
+                   peak_upper=res.peak_upper * scale, peak_lower=res.peak_lower * scale,
+                   delta=None if res.delta is None else res.delta / scale)
 
 
 def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: float,
-           lower: bool, refine: bool, polish: int, seed: int) -> MuResult:
+           lower: bool, refine: bool, polish: int, seed: int, certify: bool) -> MuResult:
     """:func:`mu_sweep` on checked arguments, the responses ``Mw`` divided by ``scale``."""
 
     def resp(w):
@@ -389,6 +437,101 @@ def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: 
         if u_all.max() <= (1 + 1e-7) * l_all.max() or u_all.max() > top * (1 - 1e-9):
             break
     u_all = np.maximum(u_all, l_all)  # both valid: an upper bound below a lower one is raised
+    how, ivs, bad = "grid", np.zeros((0, 2)), np.zeros((0, 2))
+    if certify and st.N == 1 and st.all_real:  # exact: every real frequency is in the grid
+        how = "exact"
+        dinf = complex(np.asarray(sys.D, float).ravel()[0]) / scale
+        if abs(dinf) > u_all.max():  # μ at ω = ∞
+            w_all, u_all, l_all = np.r_[w_all, np.inf], np.r_[u_all, abs(dinf)], \
+                np.r_[l_all, 0.0]
+            lbs.append(MuBound(0.0, "lower", "none"))
+    elif certify:
+        cert, new = _certify_upper(sys, st, scale, w_all, u_all, x_all)
+        how, ivs, bad = ("intervals" if cert.complete else "grid"), cert.intervals, \
+            cert.uncertified
+        if new:  # the grid missed a higher peak: add it, with a lower bound there
+            nw = np.array([w for w, _ in new])
+            Mn = resp(nw)
+            order = np.argsort(np.r_[w_all, nw], kind="stable")
+            lbs += [mu_lower(m, st.delta, seed=seed, starts=2) for m in Mn]
+            lbs = [lbs[i] for i in order]
+            w_all = np.r_[w_all, nw][order]
+            u_all = np.r_[u_all, [u for _, u in new]][order]
+            l_all = np.array([b.value for b in lbs])
+            u_all = np.maximum(u_all, l_all)
+        u_all = np.where(u_all == u_all.max(), max(u_all.max(), cert.level), u_all)
     ku, kl = int(np.argmax(u_all)), int(np.argmax(l_all))
     return MuResult(w_all, u_all, l_all, float(u_all[ku]), float(w_all[ku]), float(l_all[kl]),
-                    float(w_all[kl]), lbs[kl].delta, st.blocks, np.sort(w_all[list(ab_done)]))
+                    float(w_all[kl]), lbs[kl].delta, st.blocks, np.sort(w_all[list(ab_done)]),
+                    how, ivs, bad)
+
+
+def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np.ndarray,
+                   x: np.ndarray):
+    """The peak upper bound proved on intervals covering [0, ∞] (:func:`cover`), from the
+    grid's diagonal scalings ``x``; the (ω, bound) of higher peaks found between grid points."""
+    A, B, C, D = (np.asarray(getattr(sys, m), float) for m in "ABCD")
+    pz = padded_system(A, B, C / scale, D / scale, st.zpos, st.wpos, st.N)
+    found: list[tuple[float, float]] = []
+
+    def diag(xk):
+        return diag_scaling(xk, st)
+
+    def warm(c):
+        return x[min(int(np.searchsorted(w, c)), w.size - 1)]
+
+    def fresh(c, level, hard=False):  # AB13MD too when the D-G bound is near the level
+        Mc = freqresp(sys, [c]) / scale
+        Z = st.pad(Mc)
+        ub, xc = dg_batch(Z, st, warm(c)[None], iters=40)
+        best = (float(ub[0]), diag(xc[0]))
+        if ub[0] * (1 + CERT_RTOL) >= level:  # near the level: try harder
+            u2, x2 = dg_batch(np.concatenate([Z, Z]), st, np.r_[xc, dg_init(Z, st)], iters=200)
+            k = int(np.argmin(u2))
+            if u2[k] < ub[0]:
+                ub, xc = u2[k:k + 1], x2[k:k + 1]
+                best = (float(ub[0]), diag(xc[0]))
+            b = upper_bound(Z[0], st, xc[0])
+            sc = Scaling.from_dg(b.D, b.G)
+            if b.value < ub[0] and sc is not None:
+                best = (float(b.value), sc)
+        eye = np.eye(st.N, dtype=complex)  # milder scalings: longer intervals, often
+        x0 = dg_init(Z, st)
+        x0[:, st.nd:] = 0.0
+        Zb = scaled_matrices(x0, Z, st, False)[0][0]  # Osborne-balanced, G = 0
+        out = [best, (float(np.linalg.norm(Mc[0], 2)), Scaling(eye, eye, 0 * eye)),
+               (float(np.linalg.norm(Zb, 2)), diag(x0[0]))]
+        return _hard(c) if hard and st.has_real else out
+
+    def _hard(c):  # D only, then D-G shared over [c, c + h]: milder, longer intervals
+        Z = st.pad(freqresp(sys, [c]) / scale)
+        bc, scc = complex_scaling(Z[0], st, warm(c))
+        yield bc, scc
+        k1 = min(int(np.searchsorted(w, c, side="right")), w.size - 1)
+        span = w[k1] - c if w[k1] > c else max(c, 1e-3)
+        xd = np.r_[np.log(np.abs(np.diag(scc.T)))[np.r_[0, np.cumsum(st.ab_nblock)[:-1]]],
+                   np.zeros(st.nr)]
+        for h in span / 8.0 ** np.arange(5):
+            sc = diag(dg_common(st.pad(freqresp(sys, c + h * np.linspace(0, 1, 5)) / scale), st,
+                                xd)[1])
+            yield float(np.sqrt(max(fdi_lambda(pz, sc, 0.0, [c])[0], 0.0))), sc
+
+    def raise_level(c, b):
+        k = int(np.searchsorted(w, c))
+        lo, hi = w[max(k - 1, 0)], w[min(k + 1, w.size - 1)] if k + 1 < w.size else 2 * c + 1
+
+        def neg(f):
+            return -dg_batch(st.pad(freqresp(sys, [f]) / scale), st, warm(c)[None],
+                             iters=15)[0][0]
+        ws = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
+                                            options={"xatol": 1e-6 * max(hi, 1e-12)}).x)
+        bs = fresh(ws, 0.0)[0][0]
+        found.append((ws, bs) if bs >= b else (c, b))
+        return max(b, bs) * (1 + CERT_RTOL)
+
+    cert = cover(lambda level: (pz, level), w, float(u.max()) * (1 + CERT_RTOL),
+                 lambda k: diag(x[k]), fresh, raise_level, rtol=CERT_RTOL, **budgets(st.N))
+    return cert, found
+
+
+CERT_RTOL = 2e-8  # the certified level is the largest grid bound times 1 + CERT_RTOL

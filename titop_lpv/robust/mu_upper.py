@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
+from scipy import optimize
 
 from .checks import ArgumentError
 from .structure import MuBound, MuStructure
 
-__all__ = ["REAL_TOL", "dg_batch", "dg_init", "full_scalings", "mu_upper", "pow2_scale",
-           "scaled_matrices", "upper_bound"]
+__all__ = ["REAL_TOL", "dg_batch", "dg_common", "dg_init", "full_scalings", "mu_upper",
+           "pow2_scale", "scaled_matrices", "upper_bound"]
 
 # a 1×1 real block: μ(z) = |z| if z is real, else 0. For an upper bound, z is taken as real
 # when |Im z| <= REAL_TOL |z| (a larger bound, so still valid): a frequency that a crossing
@@ -265,6 +266,52 @@ def _dg_lbfgs(Z, st, x0, iters, full, tau):
         better = lm < best
         best[better], xbest[better] = lm[better], x[better]
     return np.sqrt(np.maximum(best, 0.0)), xbest
+
+
+def dg_common(Z: np.ndarray, st: MuStructure, x0: np.ndarray, iters: int = 60,
+              tau: float = 2e-3) -> tuple[float, np.ndarray]:
+    """One set of diagonal D-G scalings shared by several matrices (the frequencies of an
+    interval): L-BFGS on a smoothed maximum over the matrices of the smoothed certificate.
+    Scalings that hold over an interval are milder than the optimum at one frequency (for
+    real blocks that optimum is often at G̃ → ∞), so the interval they certify is longer.
+
+    Parameters
+    ----------
+    Z : ndarray (F, N, N)
+        Zero-padded matrices.
+    st : MuStructure
+        The structure.
+    x0 : ndarray (nd + nr,)
+        Starting diagonal scalings.
+    iters : int, optional
+        Iterations at most (default 60).
+    tau : float, optional
+        Relative smoothing (default 2e-3).
+
+    Returns
+    -------
+    (float, ndarray)
+        The largest certified bound over the matrices, and the scalings.
+    """
+    F = Z.shape[0]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        lam0 = _dg_eval(np.tile(x0, (F, 1)), Z, st, np.ones(F), False)[2]
+        t = tau * max(float(np.max(lam0[np.isfinite(lam0)], initial=1.0)), 1e-12)
+
+        def f(x):
+            v, g, _ = _dg_eval(np.tile(x, (F, 1)), Z, st, np.full(F, t), False)
+            if not np.all(np.isfinite(v)):
+                return np.inf, np.zeros_like(x)
+            m = v.max()
+            w = np.exp((v - m) / t)
+            S = w.sum()
+            return m + t * np.log(S), (w / S) @ g
+
+        r = optimize.minimize(f, np.asarray(x0, float), jac=True, method="L-BFGS-B",
+                              options={"maxiter": iters})
+        x = r.x if np.isfinite(r.fun) else np.asarray(x0, float)
+        lam = _dg_eval(np.tile(x, (F, 1)), Z, st, np.ones(F), False)[2]
+    return float(np.sqrt(max(lam.max(), 0.0))), x
 
 
 def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None) -> MuBound:

@@ -15,6 +15,7 @@ from scipy import optimize
 
 from ..plots import plot_robust_stability
 from .checks import check_seed
+from .dynamic_delta import dynamic_delta, loop_poles
 from .frequency import check_omega, default_omega
 from .loop import (
     AXIS_TOL,
@@ -45,7 +46,8 @@ class RobustStabilityResult:
     ----------
     margin_lower : float
         1/peak μ upper bound: the loop is stable for every Δ with structured norm below it
-        (up to the frequency grid).
+        (at every frequency when ``mu.certified`` is ``"intervals"`` or ``"exact"``, else
+        up to the frequency grid).
     margin_upper : float
         1/peak μ lower bound: the structured norm of ``delta``, which destabilises the loop.
     omega_critical : float
@@ -69,6 +71,14 @@ class RobustStabilityResult:
     nominal_poles : ndarray
         Closed-loop poles at the nominal parameters (each ``ureal`` at its nominal value;
         Δ = 0 when the loop was given as ``(M, blocks)``).
+    delta_system : control.StateSpace or None
+        When ``delta`` is complex: a stable real LTI Δ(s) of the structure with
+        ``Δ(j omega_critical) = delta`` and the same structured norm at every frequency
+        (first-order all-passes; :func:`titop_lpv.robust.dynamic_delta.dynamic_delta`), the
+        dynamic worst case of ``ultidyn`` / ``ucomplex`` blocks; None otherwise.
+    delta_system_verified : bool
+        The real closed loop with ``delta_system`` has a pole on the imaginary axis at
+        ``± j omega_critical`` (within 1e-6 · max(1, ω)).
     """
 
     margin_lower: float
@@ -83,6 +93,8 @@ class RobustStabilityResult:
     method: str
     mu: MuResult
     nominal_poles: np.ndarray
+    delta_system: Any = None
+    delta_system_verified: bool = False
 
     def report(self) -> str:
         """Margin bounds, the destabilising Δ and its verification."""
@@ -163,7 +175,7 @@ def _ray_search(lft: LoopLFT, t_max: float, seed: int) -> tuple[float, np.ndarra
 
 def robust_stability(M: Any, blocks: Any = None,
                      omega: Sequence[float] | np.ndarray | None = None, *,
-                     seed: int = 0) -> RobustStabilityResult:
+                     seed: int = 0, certify: bool = True) -> RobustStabilityResult:
     """Robust stability margin of ``F_u(M, Δ)`` with a destabilising Δ, verified.
 
     Parameters
@@ -180,6 +192,9 @@ def robust_stability(M: Any, blocks: Any = None,
         from /100 to ×100. Keep 0 in the grid for real parameters (poles crossing at s = 0).
     seed : int
         Seed of the μ lower-bound starts.
+    certify : bool
+        Prove the μ upper bound, hence ``margin_lower``, at every frequency (default True;
+        ``rs.mu.certified`` says how it holds); False: at the grid frequencies only, faster.
 
     Returns
     -------
@@ -211,7 +226,7 @@ def robust_stability(M: Any, blocks: Any = None,
     lft = split_lft(M, blocks)
     check_stable(lft)
     omega = default_omega(lft.poles()) if omega is None else check_omega(omega, RobustnessError)
-    res = mu_sweep(lft.m11(), lft.st.delta, omega, lower=False, seed=seed)
+    res = mu_sweep(lft.m11(), lft.st.delta, omega, lower=False, seed=seed, certify=certify)
     delta, method, peak = res.delta, "μ lower bound", res.peak_upper
     m_up = 1 / res.peak_lower if res.peak_lower > 0 else np.inf
     if lft.st.all_real:
@@ -235,10 +250,19 @@ def robust_stability(M: Any, blocks: Any = None,
         wc = abs(pole.imag)
         peak = max(peak, mu_upper(freqresp(lft.m11(), [wc])[0], lft.st.delta).value)
     m_low = min(1 / peak if peak > 0 else np.inf, float(m_up))
+    dsys, dver = None, False
+    if delta is not None and np.any(np.imag(delta)) and np.isfinite(pole.imag) and \
+            abs(pole.imag) > 0:
+        dsys = dynamic_delta(delta, lft.st.delta, abs(pole.imag))
+        p = None if dsys is None else loop_poles(lft.A, lft.B1, lft.C1, lft.D11, dsys)
+        if p is not None and p.size:
+            wc = abs(pole.imag)
+            k = int(np.argmin(np.abs(p - 1j * wc)))
+            dver = bool(abs(p[k] - 1j * wc) <= 1e-6 * max(1.0, wc) and on_axis(p[k]))
     return RobustStabilityResult(
         m_low, float(m_up), abs(pole.imag),
         delta, vals, physical_values(lft, vals), pole, dist,
-        on_axis(pole), method, res, _nominal_poles(lft))
+        on_axis(pole), method, res, _nominal_poles(lft), dsys, dver)
 
 
 def _nominal_poles(lft: LoopLFT) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +26,15 @@ from scipy import optimize
 from ..plots import plot_worst_case_gain
 from .abcd import ABCD
 from .blocks import Block
+from .certify import (
+    Certificate,
+    Scaling,
+    budgets,
+    complex_scaling,
+    cover,
+    diag_scaling,
+    padded_system,
+)
 from .checks import check_count, check_seed
 from .frequency import check_omega, default_omega
 from .loop import (
@@ -38,8 +47,17 @@ from .loop import (
     split_lft,
 )
 from .mu import freqresp
-from .mu_upper import dg_batch, dg_init, full_scalings, scaled_matrices, upper_bound
+from .mu_upper import (
+    dg_batch,
+    dg_common,
+    dg_init,
+    full_scalings,
+    scaled_matrices,
+    upper_bound,
+)
 from .structure import MuStructure, block_values
+
+CERT_RTOL = 2e-8  # the certified γ is the grid's times 1 + CERT_RTOL (more where needed)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -86,6 +104,13 @@ class WorstCaseGainResult:
         The frequency grid [rad/s].
     worst_curve, nominal_curve : ndarray
         σ̄ against ``omega`` with ``delta`` and at the nominal parameters.
+    certified : str
+        ``"intervals"``: ``upper`` bounds the worst case at every frequency of [0, ∞]
+        (constant D-G scalings on each of ``intervals``,
+        :mod:`titop_lpv.robust.certify`); ``"grid"``: at ``upper_omega`` only.
+    intervals : ndarray (K, 2)
+        The certified open intervals [rad/s] (``-1``: from ω = 0 included; ``inf``: up to
+        ω = ∞ included).
     """
 
     gain: float
@@ -100,6 +125,8 @@ class WorstCaseGainResult:
     omega: np.ndarray
     worst_curve: np.ndarray
     nominal_curve: np.ndarray
+    certified: str = "grid"
+    intervals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     def report(self) -> str:
         """The worst gain, its δ, and what each bound guarantees."""
@@ -122,6 +149,10 @@ class WorstCaseGainResult:
         elif not np.isfinite(self.upper):
             lines.append("  upper bound: none certified (μ of the Δ loop reaches 1, or the "
                          "scalings failed)")
+        elif self.upper >= self.gain * (1 - 1e-9) and self.certified == "intervals":
+            lines.append(f"  {self.gain:.6g} <= worst case <= {self.upper:.6g} (μ upper bound "
+                         f"certified at every frequency on {len(self.intervals)} intervals, "
+                         f"gap {self.upper / self.gain - 1:.2%})")
         elif self.upper >= self.gain * (1 - 1e-9):
             lines.append(f"  {self.gain:.6g} <= worst case at the {self.upper_omega.size} "
                          f"certified frequencies <= {self.upper:.6g} (μ upper bound, "
@@ -198,7 +229,8 @@ def _nominal_params(lft: LoopLFT, sizes: list[int]) -> np.ndarray:
 
 def worst_case_gain(M: Any, blocks: Any = None,
                     omega: Sequence[float] | np.ndarray | None = None, *, starts: int = 8,
-                    upper: bool = True, seed: int = 0) -> WorstCaseGainResult:
+                    upper: bool = True, seed: int = 0,
+                    certify: bool = True) -> WorstCaseGainResult:
     """Worst-case gain (peak σ̄ over ω) of ``F_u(M, Δ)`` over the parameter box.
 
     Parameters
@@ -221,6 +253,9 @@ def worst_case_gain(M: Any, blocks: Any = None,
         Also compute the μ upper bound (see the module docstring).
     seed : int
         Seed of the random starts.
+    certify : bool
+        Prove the upper bound at every frequency of [0, ∞] (default True; see
+        :attr:`WorstCaseGainResult.certified`); False: at ``upper_omega`` only.
 
     Returns
     -------
@@ -302,13 +337,19 @@ def worst_case_gain(M: Any, blocks: Any = None,
     curve = _sigma(lft.closed(delta), omega) if np.isfinite(g) else np.full(omega.size, np.inf)
     extra = np.array([pw for pg, pw in peaks.values() if np.isfinite(pg)])
     w_cert = np.unique(np.r_[omega, extra])
-    ub = None
-    if upper:
+    ub, how, ivs = None, "grid", np.zeros((0, 2))
+    if upper and not np.isfinite(g):
+        ub = np.inf
+    elif upper:
         # both bounds are valid: an upper bound below the attained gain is raised to it
-        ub = np.inf if not np.isfinite(g) else max(_mu_gain_upper(lft, w_cert, g, g_nom), g)
+        ub, cert = _mu_gain_upper(lft, w_cert, g, g_nom, certify)
+        ub = max(ub, g)
+        if cert is not None and cert.complete:
+            how, ivs = "intervals", cert.intervals
     dvals = block_values(delta, st.delta)
     return WorstCaseGainResult(g, delta, dvals, physical_values(lft, dvals), w, ub, w_cert, g_nom,
-                               block_values(dmat(v_nom), st.delta), omega, curve, nom_curve)
+                               block_values(dmat(v_nom), st.delta), omega, curve, nom_curve,
+                               how, ivs)
 
 
 def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
@@ -349,7 +390,8 @@ def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
     return out
 
 
-def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) -> float:
+def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float,
+                   certify: bool = True) -> tuple[float, Certificate | None]:
     """Smallest γ (within ``UPPER_RTOL``) with, at every frequency, D-G scalings that
     certify μ ≤ 1 for [[M11, M12], [M21/γ, M22/γ]] (robust performance theorem).
 
@@ -357,7 +399,8 @@ def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) 
     every larger γ); the bisection re-optimises only the frequencies still above the trial
     γ: warm-started L-BFGS, then a cold start with more iterations, full-block scalings if
     blocks repeat, then SLICOT AB13MD on the (at most 4) worst, before declaring the trial
-    γ infeasible."""
+    γ infeasible. With ``certify``, the bound is then proved on frequency intervals
+    (:func:`_certify_gain`)."""
     nz = lft.st.nz
     nu, ny = lft.B2.shape[1], lft.C2.shape[0]
     aug = MuStructure([*lft.st.blocks, Block("performance", "full", nu, ny, 1)])
@@ -371,15 +414,22 @@ def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) 
     gam0 = 1.05 * lo if lo > 0 else max(g_nom, 1e-12)
     xs = dg_init(Zd + Zp / gam0, aug)
 
+    scal: dict[int, Scaling] = {}  # the scalings certifying best[i], where not xs[i]'s
+
     def attempt(idx, gam, x0, iters, full=False):
         _, x = dg_batch(Zd[idx] + Zp[idx] / gam, aug, x0, iters=iters, full=full)
-        Nd, Gs, ok, _ = scaled_matrices(x, Zd[idx], aug, full)
+        Nd, Gs, ok, Ti = scaled_matrices(x, Zd[idx], aug, full)
         g = _gain_certified(Nd, scaled_matrices(x, Zp[idx], aug, full)[0], Gs, full)
         g[~ok] = np.inf
         better = g < best[idx]
         best[idx[better]] = g[better]
-        if not full:
-            xs[idx[better]] = x[better]
+        for j in np.flatnonzero(better):
+            if full:
+                T = (x[j, :aug.nT] @ aug.AT.T).reshape(aug.N, aug.N)
+                scal[int(idx[j])] = Scaling(T, Ti[j], Gs[j])
+            else:
+                xs[idx[j]] = x[j]
+                scal.pop(int(idx[j]), None)
 
     def ab13md(i, gam):
         b = upper_bound(Zd[i] + Zp[i] / gam, aug)
@@ -390,7 +440,8 @@ def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) 
         Ti = np.linalg.inv(T)
         Gt = Ti.conj().T @ b.G @ Ti
         g = _gain_certified((T @ Zd[i] @ Ti)[None], (T @ Zp[i] @ Ti)[None], Gt[None], True)[0]
-        best[i] = min(best[i], g)
+        if g < best[i]:
+            best[i], scal[int(i)] = g, Scaling(T, Ti, Gt)
 
     def feasible(gam):
         idx = np.flatnonzero(best > gam)
@@ -413,7 +464,7 @@ def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) 
             break
         lo, gam = gam, 2 * gam
         if gam > cap:
-            return np.inf
+            return np.inf, None
     hi = float(best.max())
     for _ in range(60):
         if hi - lo <= UPPER_RTOL * hi:
@@ -423,5 +474,86 @@ def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float) 
             hi = float(best.max())
         else:
             lo = mid
-    return float(best.max())
+    if not certify:
+        return float(best.max()), None
+    return _certify_gain(lft, aug, omega, best, lambda k: scal.get(k) or diag_scaling(xs[k], aug))
+
+
+def _certify_gain(lft: LoopLFT, aug: MuStructure, omega: np.ndarray, best: np.ndarray,
+                  grid_scaling) -> tuple[float, Certificate]:
+    """The grid's worst-case-gain bound proved on intervals covering [0, ∞]
+    (:func:`~titop_lpv.robust.certify.cover`): the level γ is proved by Φ of
+    ``[[M11, M12], [M21/γ, M22/γ]]`` at β = 1; where the grid missed a higher peak, the
+    certified γ there (maximised locally) raises it."""
+    nz = lft.st.nz
+    A, B, C, D = (np.asarray(getattr(lft.sys, m), float) for m in "ABCD")
+    base = padded_system(A, B, C, D, aug.zpos, aug.wpos, aug.N)
+    perf = np.ones(aug.N)
+    perf[aug.zpos[nz:]] = 0.0
+
+    def system(gam):
+        r = np.where(perf > 0, 1.0, 1.0 / gam)[:, None]
+        return (base[0], base[1], r * base[2], r * base[3]), 1.0
+
+    def at(c):
+        Mw = freqresp(lft.sys, [c])
+        Md, Mp = Mw.copy(), Mw.copy()
+        Md[:, nz:, :], Mp[:, :nz, :] = 0.0, 0.0
+        return aug.pad(Md), aug.pad(Mp)
+
+    def warm(c):
+        return grid_scaling(min(int(np.searchsorted(omega, c)), omega.size - 1))
+
+    def certified(Zd, Zp, sc):
+        return float(_gain_certified((sc.T @ Zd[0] @ sc.Ti)[None], (sc.T @ Zp[0] @ sc.Ti)[None],
+                                     sc.Gt[None], True)[0])
+
+    def fresh(c, gam, hard=False):
+        Zd, Zp = at(c)
+        k = min(int(np.searchsorted(omega, c)), omega.size - 1)
+        cands = [(certified(Zd, Zp, warm(c)), warm(c))]
+        for x0, iters in ((None, 60), (None, 200)) if gam > 0 else ((None, 200),):
+            _, x = dg_batch(Zd + Zp / min(gam, 1e300), aug, x0, iters=iters)
+            sc = diag_scaling(x[0], aug)
+            cands.append((certified(Zd, Zp, sc), sc))
+            if min(cands, key=lambda t: t[0])[0] * (1 + CERT_RTOL) < gam:
+                break
+        if min(cands, key=lambda t: t[0])[0] * (1 + CERT_RTOL) >= gam:
+            b = upper_bound(Zd[0] + Zp[0] / max(gam, best[k]), aug)
+            sc = Scaling.from_dg(b.D, b.G)
+            if sc is not None:
+                cands.append((certified(Zd, Zp, sc), sc))
+        return hard_cands(c, gam) if hard else sorted(cands, key=lambda t: t[0])
+
+    def hard_cands(c, gam):  # D only, then D-G shared over [c, c + h]: milder, longer
+        if not (aug.has_real and np.isfinite(gam) and gam > 0):
+            return
+        Zd, Zp = at(c)
+        x0 = complex_scaling(Zd[0] + Zp[0] / gam, aug)[1]
+        yield certified(Zd, Zp, x0), x0
+        k1 = min(int(np.searchsorted(omega, c, side="right")), omega.size - 1)
+        span = omega[k1] - c if omega[k1] > c else max(c, 1e-3)
+        xd = np.r_[np.log(np.abs(np.diag(x0.T)))[np.r_[0, np.cumsum(aug.ab_nblock)[:-1]]],
+                   np.zeros(aug.nr)]
+        for h in span / 8.0 ** np.arange(5):
+            Zs = np.concatenate([Zd_ + Zp_ / gam for Zd_, Zp_ in
+                                 (at(f) for f in c + h * np.linspace(0, 1, 5))])
+            sc = diag_scaling(dg_common(Zs, aug, xd)[1], aug)
+            yield certified(Zd, Zp, sc), sc
+
+    def raise_level(c, g):
+        k = int(np.searchsorted(omega, c))
+        lo, hi = omega[max(k - 1, 0)], omega[k + 1] if k + 1 < omega.size else 2 * c + 1
+        sc = warm(c)
+
+        def neg(f):
+            Zd, Zp = at(f)
+            return -certified(Zd, Zp, sc) if np.isfinite(certified(Zd, Zp, sc)) else -1e300
+        ws = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
+                                            options={"xatol": 1e-6 * max(hi, 1e-12)}).x)
+        return max(g, fresh(ws, g)[0][0]) * (1 + CERT_RTOL)
+
+    cert = cover(system, omega, float(best.max()) * (1 + CERT_RTOL), grid_scaling, fresh,
+                 raise_level, rtol=CERT_RTOL, **budgets(aug.N))
+    return cert.level, cert
 
