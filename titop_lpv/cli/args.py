@@ -93,10 +93,11 @@ def number(text: str, where: str) -> float:
     --------
     >>> number("2.5", "--param k")
     2.5
-    >>> number("nan", "--x0 slider.q")
-    Traceback (most recent call last):
-    ...
-    titop_lpv.cli.args.CLIError: --x0 slider.q: expected a finite number, got 'nan'
+    >>> try:
+    ...     number("nan", "--x0 slider.q")
+    ... except CLIError as err:
+    ...     print(err)
+    --x0 slider.q: expected a finite number, got 'nan'
     """
     try:
         value = float(text)
