@@ -60,7 +60,38 @@ __all__ = ["USS", "Arithmetic", "UncertainTF"]
 _NO_REFLECTED = (str, bytes, dict, list, tuple, np.ndarray, np.generic, numbers.Number)
 
 
-class Arithmetic(Uncertain):
+class _BinaryOperators:
+    """``+ − * /`` and their reflected forms, each calling ``self._op(name, other,
+    reflected)``: shared by uncertain systems and uncertain transfer functions."""
+
+    __slots__ = ()
+
+    def __add__(self, other: Any) -> Any:
+        return self._op("add", other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._op("add", other, True)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._op("sub", other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._op("sub", other, True)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._op("mul", other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._op("mul", other, True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._op("truediv", other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._op("truediv", other, True)
+
+
+class Arithmetic(_BinaryOperators, Uncertain):
     """Operators shared by uncertain systems and parameters (a parameter is a static
     system): each calls :func:`titop_lpv.robust.algebra.binary` and returns a :class:`USS`."""
 
@@ -94,35 +125,11 @@ class Arithmetic(Uncertain):
                                     f"and {type(other).__name__} {other!r:.40}")
         return out if out is NotImplemented else USS.adopt(out)
 
-    def __add__(self, other: Any) -> Any:
-        return self._op("add", other)
-
-    def __radd__(self, other: Any) -> Any:
-        return self._op("add", other, True)
-
-    def __sub__(self, other: Any) -> Any:
-        return self._op("sub", other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return self._op("sub", other, True)
-
-    def __mul__(self, other: Any) -> Any:
-        return self._op("mul", other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return self._op("mul", other, True)
-
     def __matmul__(self, other: Any) -> Any:
         return self._op("matmul", other)
 
     def __rmatmul__(self, other: Any) -> Any:
         return self._op("matmul", other, True)
-
-    def __truediv__(self, other: Any) -> Any:
-        return self._op("truediv", other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return self._op("truediv", other, True)
 
     def __pow__(self, k: int) -> USS:
         return self._op("power", k)
@@ -374,7 +381,7 @@ def _position(i: Any, names: tuple[str, ...], what: str) -> int:
 _POLY_OPS = ("add", "sub", "mul", "truediv")
 
 
-class UncertainTF:
+class UncertainTF(_BinaryOperators):
     """A SISO rational function ``num(s)/den(s)`` whose coefficients may be uncertain
     scalars: the intermediate value of arithmetic on ``s = tl.tf("s")`` with ``ureal``
     coefficients, such as ``m * s**2 + c * s + k`` (improper, so not yet a USS).
@@ -467,30 +474,6 @@ class UncertainTF:
             return UncertainTF(pmul(a.num, b.den), pmul(a.den, b.num), dt).simplify()
         raise ArgumentTypeError(f"unsupported operation {name} on an uncertain transfer "
                                 "function")
-
-    def __add__(self, other: Any) -> Any:
-        return self._op("add", other)
-
-    def __radd__(self, other: Any) -> Any:
-        return self._op("add", other, True)
-
-    def __sub__(self, other: Any) -> Any:
-        return self._op("sub", other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return self._op("sub", other, True)
-
-    def __mul__(self, other: Any) -> Any:
-        return self._op("mul", other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return self._op("mul", other, True)
-
-    def __truediv__(self, other: Any) -> Any:
-        return self._op("truediv", other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return self._op("truediv", other, True)
 
     def __neg__(self) -> UncertainTF:
         return UncertainTF([neg_system(c) if not isinstance(c, float) else -c
