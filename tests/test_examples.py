@@ -23,6 +23,7 @@ KEY_LINES = {
     "spinning_spacecraft": "cyclic states (not part of the equilibrium)",
     "robot_arm_trim": "11/11 equilibria found",
     "four_bar": "rigid closure: ω = 3.714204154 rad/s",
+    "ur5_urdf": "max |trim torque − inverse dynamics|",
 }
 
 

@@ -81,9 +81,11 @@ from .model import (
     Revolute,
     System,
     Torque,
+    URDFModel,
     Weld,
     WrenchInput,
     load_model,
+    save_model,
 )
 
 # isort: split
@@ -161,6 +163,7 @@ __all__ = [
     "TrimSweep",
     "UComplex",
     "ULTIDyn",
+    "URDFModel",
     "UReal",
     "UncertainLinearization",
     "UncertainTF",
@@ -205,6 +208,7 @@ __all__ = [
     "robust_performance",
     "robust_stability",
     "save_linear",
+    "save_model",
     "series",
     "simulate",
     "star",

@@ -44,6 +44,7 @@ from ..names import canonical, find
 from ..plots import plot_bode
 from ..robust.frequency import default_omega
 from . import args as cv
+from . import convert
 from . import report as rp
 from .args import CLIError
 
@@ -425,9 +426,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- parser
 _KV = {"action": "append", "default": [], "metavar": "NAME=VALUE"}
 _OUT = "--out"
-_OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+_OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {**convert.OPTIONS,
     "model": [
-        ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml), or "
+        ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml, .urdf), or "
                    f"'{BUILTIN}': the paper's balloon shipped in the package"}),
         ("--param", {**_KV, "help": "set a parameter (repeatable, or comma-separated)"}),
         ("--actuate", {"metavar": "BODY[,BODY]",
@@ -490,6 +491,7 @@ _COMMANDS = [  # name, function, summary, example, option groups
      ("model", "trim options", "linear model")),
     ("bode", cmd_bode, "trim, linearise, save a Bode plot",
      f"{BUILTIN} {_CHANNEL} --out bode.png", ("model", "trim options", "linear model")),
+    convert.COMMAND,
 ]
 _MODELS = (f"MODEL '{BUILTIN}' is the paper's balloon shipped inside the package (the same as\n"
            "examples/balloon.toml), so these examples run anywhere; the other\n"

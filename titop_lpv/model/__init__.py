@@ -1,4 +1,5 @@
-"""Model description, builder, validation, file loading and the compiled ``Model``."""
+"""Model description, builder, validation, file reading (TOML/JSON/YAML/URDF) and writing,
+and the compiled ``Model``."""
 
 from ..exceptions import TitopWarning
 from .builder import System
@@ -17,7 +18,8 @@ from .description import (
     Weld,
     WrenchInput,
 )
-from .files import load_model, read_description
+from .files import URDFModel, load_model, read_description
+from .writer import save_model
 
 __all__ = [
     "Body",
@@ -33,8 +35,10 @@ __all__ = [
     "System",
     "TitopWarning",
     "Torque",
+    "URDFModel",
     "Weld",
     "WrenchInput",
     "load_model",
     "read_description",
+    "save_model",
 ]

@@ -1,6 +1,8 @@
-"""Reading model files: TOML, JSON and (when PyYAML is installed) YAML.
+"""Reading model files: TOML, JSON, (when PyYAML is installed) YAML, and URDF robots.
 
-Model files are data: they are parsed, never executed (no ``eval``, no pickle).
+Model files are data: they are parsed, never executed (no ``eval``, no pickle). A URDF file
+is translated into the same schema (:mod:`titop_lpv.model.urdf`) and compiled into a
+:class:`URDFModel`: a model that also accepts the URDF joint names where a body is looked up.
 """
 
 from __future__ import annotations
@@ -11,25 +13,34 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..exceptions import ModelFileError
 from .builder import System
 from .compiled import Model
+from .urdf import read_urdf
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["load_model", "read_description"]
+__all__ = ["URDFModel", "load_model", "load_urdf", "read_description"]
 
 
-def read_description(path: str | Path) -> dict[str, Any]:
+def read_description(path: str | Path, *, floating: bool = False, mimic: str = "refuse"
+                     ) -> dict[str, Any]:
     """Parse a model file into a schema dict (no validation).
 
     Parameters
     ----------
     path : str or Path
-        A ``.toml``, ``.json``, ``.yaml`` or ``.yml`` model file (YAML needs ``pyyaml``).
+        A ``.toml``, ``.json``, ``.yaml`` or ``.yml`` model file (YAML needs ``pyyaml``), or
+        a ``.urdf`` robot (translated into the schema, see :mod:`titop_lpv.model.urdf`).
+    floating : bool, optional
+        URDF only: hang the root link from the world by a ``free`` joint. Default False.
+    mimic : {"refuse", "independent"}, optional
+        URDF only: what to do with ``<mimic>`` joints. Default ``"refuse"``.
 
     Returns
     -------
@@ -40,13 +51,30 @@ def read_description(path: str | Path) -> dict[str, Any]:
     ------
     ModelFileError
         Missing file, unknown extension, a syntax error (with the parser's message), or a
-        top level that is not a table/mapping (a JSON array, a YAML scalar or empty file).
+        top level that is not a table/mapping (a JSON array, a YAML scalar or empty file), a
+        URDF file that :func:`~titop_lpv.model.urdf.parse_urdf` refuses, or ``floating`` /
+        ``mimic`` given for a file that is not URDF.
     """
+    if _is_urdf(path):
+        return read_urdf(path, floating=floating, mimic=mimic).data
+    _urdf_only(path, floating, mimic)
     data = _parse(Path(path))
     if not isinstance(data, dict):
         raise ModelFileError(f"{Path(path).name}: the model must be a table/mapping at the top "
                              f"level, got {'nothing' if data is None else type(data).__name__}")
     return data
+
+
+def _is_urdf(path: str | PathLike[str]) -> bool:
+    return Path(path).suffix.lower() == ".urdf"
+
+
+def _urdf_only(path: str | PathLike[str], floating: bool, mimic: str) -> None:
+    """Refuse the URDF options for another kind of file (they would be silently ignored)."""
+    if floating is not False or mimic != "refuse":
+        given = "floating" if floating is not False else f"mimic={mimic!r}"
+        raise ModelFileError(f"{Path(path).name}: {given} applies to URDF files only (a model "
+                             "file says its joints itself)")
 
 
 def _parse(path: Path) -> Any:
@@ -85,28 +113,37 @@ def _parse(path: Path) -> Any:
             raise ModelFileError(f"{path.name}: malformed YAML: {err}") from None
         raise
     raise ModelFileError(f"{path.name}: unknown model file type {suffix!r} "
-                         "(use .toml, .json, .yaml or .yml)")
+                         "(use .toml, .json, .yaml, .yml or .urdf)")
 
 
-def load_model(source: str | Path | dict[str, Any] | System) -> Model:
+def load_model(source: str | Path | dict[str, Any] | System, *, floating: bool = False,
+               mimic: str = "refuse") -> Model:
     """Load and compile a model.
 
     Parameters
     ----------
     source : path, dict or System
-        A model file (``.toml``, ``.json``, ``.yaml``), a dict with the same schema
-        (docs/design.md §4) or a :class:`~titop_lpv.model.builder.System`; anything else
-        is refused with a :class:`ModelError`.
+        A model file (``.toml``, ``.json``, ``.yaml``), a URDF robot (``.urdf``, see
+        :mod:`titop_lpv.model.urdf`), a dict with the same schema (docs/design.md §4) or a
+        :class:`~titop_lpv.model.builder.System`; anything else is refused with a
+        :class:`ModelError`.
+    floating : bool, optional
+        URDF only: hang the root link from the world by a ``free`` joint (floating base)
+        instead of welding it. Default False.
+    mimic : {"refuse", "independent"}, optional
+        URDF only: refuse ``<mimic>`` joints (default) or make them independent joints.
 
     Returns
     -------
     Model
-        The compiled, immutable model.
+        The compiled, immutable model (a :class:`~titop_lpv.model.urdf.URDFModel` for a
+        URDF file: its joint names are accepted where a body is looked up).
 
     Raises
     ------
     ModelFileError
-        The file cannot be read or parsed.
+        The file cannot be read or parsed, or ``floating``/``mimic`` are given for a source
+        that is not a URDF file.
     ModelError
         The description is invalid (every problem is listed, naming the body and field).
 
@@ -122,8 +159,121 @@ def load_model(source: str | Path | dict[str, Any] | System) -> Model:
     >>> model.input_names, model.param_names
     (('slider_tau',), ('k', 'ds', 'dp1', 'dp2'))
     """
+    if isinstance(source, (str, PathLike)) and _is_urdf(source):
+        return load_urdf(source, floating=floating, mimic=mimic)
+    _urdf_only(source if isinstance(source, (str, PathLike)) else "the model", floating, mimic)
     if isinstance(source, System):
         return source.compile()
     if isinstance(source, (str, PathLike)):
         return System.from_dict(read_description(source)).compile()
     return System.from_dict(source).compile()  # a dict, or a problem naming what it is
+
+
+class URDFModel(Model):
+    """A :class:`~titop_lpv.model.compiled.Model` read from a URDF file: the URDF joint
+    names (and original link names) are accepted wherever a body is looked up.
+
+    Build it with :func:`load_urdf` (or ``tl.load_model("robot.urdf")``), which compiles
+    the translated description and adds the names with :meth:`from_model`.
+
+    Parameters
+    ----------
+    system : System
+        The description (validated), as for :class:`~titop_lpv.model.compiled.Model`.
+    plan : Plan
+        What validation returned, as for :class:`~titop_lpv.model.compiled.Model`.
+
+    Attributes
+    ----------
+    aliases : dict of str to str
+        Alias → body name (see :class:`UrdfDescription`).
+    urdf_joints : dict of str to str
+        URDF joint name → the body it moves (or welds).
+    """
+
+    aliases: dict[str, str]
+    urdf_joints: dict[str, str]
+
+    @classmethod
+    def from_model(cls, model: Model, aliases: dict[str, str], urdf_joints: dict[str, str]
+                   ) -> URDFModel:
+        """The compiled ``model`` with the URDF names (rebuilt as unpickling does).
+
+        Parameters
+        ----------
+        model : Model
+            The model compiled from the translated description.
+        aliases : dict of str to str
+            Alias → body name.
+        urdf_joints : dict of str to str
+            URDF joint name → body name.
+
+        Returns
+        -------
+        URDFModel
+        """
+        out = cls.__new__(cls)
+        out.__setstate__({**model.__getstate__(), "aliases": dict(aliases),
+                          "urdf_joints": dict(urdf_joints)})
+        return out
+
+    def body_index(self, body: str) -> int:
+        """Index of a body in :attr:`body_names`; a URDF joint name designates its child.
+
+        Parameters
+        ----------
+        body : str
+            Body name, URDF joint name or URDF link name.
+
+        Returns
+        -------
+        int
+        """
+        return super().body_index(self.aliases.get(body, body))
+
+    def point_slots(self, body: str, point: str) -> np.ndarray:
+        """Slot indices of a named point's vector (body frame); ``body`` may be an alias.
+
+        Parameters
+        ----------
+        body : str
+            Body name, URDF joint name or URDF link name.
+        point : str
+            ``"origin"``, ``"com"`` or a port of the body.
+
+        Returns
+        -------
+        ndarray, shape (3,)
+        """
+        return super().point_slots(self.aliases.get(body, body), point)
+
+
+def load_urdf(path: str | Path, *, floating: bool = False, mimic: str = "refuse") -> URDFModel:
+    """Load and compile a URDF robot (see :func:`parse_urdf` for the translation).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.urdf`` file.
+    floating : bool, optional
+        A ``free`` root joint (floating base) instead of a weld to the world.
+    mimic : {"refuse", "independent"}, optional
+        What to do with ``<mimic>`` joints. Default ``"refuse"``.
+
+    Returns
+    -------
+    URDFModel
+        The compiled model; its description (``to_dict()``) is a plain model schema that
+        :func:`~titop_lpv.model.writer.save_model` writes to TOML or JSON.
+
+    Raises
+    ------
+    ModelFileError
+        The URDF file is refused.
+    ModelError
+        The translated description is invalid (e.g. an inertia that violates the triangle
+        inequality, a moving joint of a massless subtree), naming the body.
+    """
+    desc = read_urdf(path, floating=floating, mimic=mimic)
+    model = System.from_dict(desc.data).compile()
+    return URDFModel.from_model(model, desc.aliases, desc.joints)
