@@ -259,7 +259,7 @@ def test_only_the_plotting_module_draws(module: str) -> None:
     # compute, then plot: every .plot() calls a function of titop_lpv.plots; outside it (and
     # the command line, which picks a backend and saves figures) matplotlib appears only as
     # the Figure type of annotations
-    if module == "plots" or module.split(".")[0] in ("cli", "__main__"):
+    if module.split(".")[0] in ("plots", "cli", "__main__"):
         return
     drawing = [f"line {line}: {name}" for name, line in _third_party_imports(MODULES[module])
                if name.split(".")[0] == "matplotlib" and name != "matplotlib.figure"]

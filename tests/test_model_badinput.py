@@ -449,7 +449,7 @@ def test_cli_overflowing_initial_state_ends_in_one_line(tmp_path, monkeypatch, c
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert status == 2, err
     assert lines[-1].startswith("titop-lpv: error: ") and "'balloon'" in lines[-1], err
-    assert all(re.match(r"simulate \d+/\d+ \[", ln) for ln in lines[:-1]), err
+    assert all(re.match(r"simulate:\s+\d+%.* \d+/\d+ \[", ln) for ln in lines[:-1]), err
     assert "Warning" not in err
 
 

@@ -60,8 +60,9 @@ def test_comparison_poles_bode_sweep_modes(balloon):
     fig = grid.poles().plot()
     assert len(fig.axes) == 2  # the plane and its colorbar
     assert len(fig.axes[0].collections) == 1
-    fig = grid.bode(np.logspace(-1, 1, 50)).plot()
-    assert len(fig.axes) == 2 and all(len(ax.lines) == 5 for ax in fig.axes)
+    fig = grid.bode(np.logspace(-1, 1, 50)).plot()  # magnitude, phase and the colour bar key
+    axes = _visible_axes(fig)
+    assert len(fig.axes) == 3 and len(axes) == 2 and all(len(ax.lines) == 5 for ax in axes)
     fig = grid.sweep.plot(["slider_q", "balloon_phi"])
     assert len(fig.axes) == 2 and all(len(ax.lines) == 1 for ax in fig.axes)
 

@@ -94,6 +94,7 @@ from .analysis.linearize import Jacobians, LinearizationError, jacobians, linear
 from .analysis.lpv import BodeOverlay, LPVError, LPVGrid, PoleMap, linearize_sweep
 from .analysis.modes import ModalTable, Mode, modes
 from .analysis.operating_point import OperatingPoint
+from .analysis.poles import PoleTable, pole_table
 from .analysis.response import ResponseComparison, compare_response
 from .analysis.simulate import Trajectory, simulate
 from .analysis.sweep import TrimSweep, trim_sweep
@@ -144,6 +145,7 @@ __all__ = [
     "Parameter",
     "ParameterError",
     "PoleMap",
+    "PoleTable",
     "Prismatic",
     "ResponseComparison",
     "Revolute",
@@ -203,6 +205,7 @@ __all__ = [
     "mu_sweep",
     "mu_upper",
     "parallel",
+    "pole_table",
     "polynomial_lft",
     "reduce_lft",
     "robust_performance",

@@ -56,11 +56,14 @@ class PoleMap:
     poles : ndarray (n_points, n_states) of complex
         Poles [rad/s] of each point's state matrix, sorted (``numpy.sort_complex``); NaN
         where the trim failed.
+    unit : str, default ""
+        Unit of the parameter ``name`` (its declared unit; the colour bar's label).
     """
 
     name: str
     values: np.ndarray
     poles: np.ndarray  # (n_points, n_states) complex, NaN where the trim failed
+    unit: str = ""
 
     def plot(self, *, ax: Any = None) -> Figure:
         """Poles in the complex plane, coloured by the parameter; returns the Figure.
@@ -97,6 +100,10 @@ class BodeOverlay:
         Phase [rad], unwrapped along ω; NaN at points where the trim failed.
     inputs, outputs : tuple of str
         The channels, in the order of the two middle axes.
+    unit : str, default ""
+        Unit of the parameter ``name`` (the label of the colour bar, the key of the curves).
+    input_units, output_units : tuple of str, default ()
+        Units of the channels (the magnitude is in dB relative to 1 output per input unit).
     """
 
     name: str
@@ -106,16 +113,19 @@ class BodeOverlay:
     phase: np.ndarray
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    unit: str = ""
+    input_units: tuple[str, ...] = ()
+    output_units: tuple[str, ...] = ()
 
     def plot(self, output: str | None = None, input: str | None = None) -> Figure:
-        """Magnitude (dB) and phase (deg) against ω for one channel; returns the Figure.
+        """Magnitude (dB) and phase (deg) against ω, a colour bar as key; returns the Figure.
 
         Parameters
         ----------
         output : str, optional
-            Output channel, one of :attr:`outputs` (default: the first).
+            Output channel, one of :attr:`outputs` (default: all; else UnknownNameError).
         input : str, optional
-            Input channel, one of :attr:`inputs` (default: the first).
+            Input channel, one of :attr:`inputs` (default: all; else UnknownNameError).
 
         Returns
         -------
@@ -167,6 +177,11 @@ class LPVGrid:
         """Grid shape."""
         return self.systems.shape
 
+    @property
+    def units(self) -> dict[str, str]:
+        """Unit of every signal and parameter by name (:attr:`TrimSweep.units`)."""
+        return self.sweep.units
+
     def __getitem__(self, index: Any) -> Any:
         """The linear model(s) at grid index ``index``."""
         return self.systems[index]
@@ -200,10 +215,7 @@ class LPVGrid:
         for k, sys in enumerate(self.systems.flat):
             if sys is not None:
                 out[k] = np.sort_complex(np.linalg.eigvals(sys.A))
-        return PoleMap(name, vals, out)
-
-    def _signal(self, name: str, pool: tuple[str, ...], what: str) -> str:
-        return resolve(name, pool, what)
+        return PoleMap(name, vals, out, self.units.get(name, ""))
 
     def bode(self, omega: Any = None, inputs: Sequence[str] | None = None,
              outputs: Sequence[str] | None = None, *, by: str | None = None) -> BodeOverlay:
@@ -232,9 +244,9 @@ class LPVGrid:
             raise LPVError("omega must be a non-empty 1-D array of finite frequencies > 0 "
                            "[rad/s]")
         omega = omega.astype(float)
-        ins = [self._signal(n, self.input_names, "input") for n in
+        ins = [resolve(n, self.input_names, "input") for n in
                (inputs if inputs is not None else self.input_names)]
-        outs = [self._signal(n, self.output_names, "output") for n in
+        outs = [resolve(n, self.output_names, "output") for n in
                 (outputs if outputs is not None else self.output_names)]
         if not ins or not outs:
             raise LPVError(
@@ -253,7 +265,9 @@ class LPVGrid:
             resp = sub.frequency_response(omega)
             mag[k] = np.asarray(resp.magnitude).reshape(len(outs), len(ins), -1)
             phase[k] = np.unwrap(np.asarray(resp.phase).reshape(len(outs), len(ins), -1))
-        return BodeOverlay(name, vals, omega, mag, phase, tuple(ins), tuple(outs))
+        u = self.units
+        return BodeOverlay(name, vals, omega, mag, phase, tuple(ins), tuple(outs), u.get(name, ""),
+                           tuple(u.get(n, "") for n in ins), tuple(u.get(n, "") for n in outs))
 
     def at(self, **values: float) -> control.StateSpace:
         """The linear model at parameter values inside the grid, by multilinear interpolation.

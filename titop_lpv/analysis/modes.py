@@ -29,6 +29,7 @@ import scipy.linalg
 
 from ..exceptions import ShapeError
 from ..plots import plot_modal_table
+from .poles import html_table, markdown_table, text_table
 
 __all__ = ["ModalTable", "Mode", "modes"]
 
@@ -88,12 +89,14 @@ class Mode:
         return "oscillatory" if abs(self.eigenvalue.imag) > 0 else "real"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ModalTable:
     """The modes of a system, slowest first; renders as text, Markdown and HTML.
 
     Made by :func:`modes`; ``len(table)`` and ``table[k]`` give the number of modes and the
-    ``k``-th :class:`Mode`.
+    ``k``-th :class:`Mode`. The poles alone: :func:`~titop_lpv.analysis.poles.pole_table`.
+    ``print(table)``, ``repr(table)`` (what an interactive prompt
+    shows) and ``str(table)`` are the text table; a notebook shows it as HTML.
 
     Attributes
     ----------
@@ -128,7 +131,17 @@ class ModalTable:
         """Non-zero modes."""
         return tuple(m for m in self.modes if not m.rigid)
 
-    def _rows(self) -> list[list[str]]:
+    header = ("#", "kind", "eigenvalue [rad/s]", "ω_n [rad/s]", "f [Hz]", "ζ [-]",
+              "dominant states (share)")
+    """Column titles of :meth:`rows`, with units."""
+
+    def rows(self) -> list[list[str]]:
+        """The table's rows as strings, one per mode, in the columns of :attr:`header`.
+
+        Returns
+        -------
+        list of list of str
+        """
         rows = []
         for k, m in enumerate(self.modes, 1):
             lam = m.eigenvalue
@@ -138,35 +151,26 @@ class ModalTable:
                          "-" if m.rigid else f"{m.zeta:.4g}", dom])
         return rows
 
-    _HEAD = ("#", "kind", "eigenvalue", "ω_n [rad/s]", "f [Hz]", "ζ", "dominant states")
-
     def to_markdown(self) -> str:
         """The table in Markdown."""
-        lines = ["| " + " | ".join(self._HEAD) + " |", "|" + "---|" * len(self._HEAD)]
-        lines += ["| " + " | ".join(r) + " |" for r in self._rows()]
-        return "\n".join(lines)
+        return markdown_table(self.header, self.rows())
 
     def __str__(self) -> str:
-        rows = [list(self._HEAD), *self._rows()]
-        widths = [max(len(r[c]) for r in rows) for c in range(len(self._HEAD))]
         title = f"modes of {self.name}: " if self.name else "modes: "
         title += f"{len(self.rigid)} rigid-body, {len(self.flexible)} other"
         if self.rigid_dofs:
             title += f" ({len(self.rigid_dofs)} rigid-body degrees of freedom)"
-        return "\n".join([title] + ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
-                                    for r in rows])
+        return text_table(title, self.header, self.rows())
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def plot(self) -> Any:
         """The table and the poles as a matplotlib Figure (for reports)."""
         return plot_modal_table(self)
 
     def _repr_html_(self) -> str:
-        import html
-
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEAD)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                       for r in self._rows())
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return html_table(self.header, self.rows())
 
 
 def _shares(v: np.ndarray) -> np.ndarray:
@@ -383,4 +387,4 @@ def modes(sys: Any, *, zero_tol: float = 1e-6, n_dominant: int = 3) -> ModalTabl
         else:
             part = part / total
         out.append(Mode(complex(lam[k]), wn, float(-lam[k].real / wn), False, dominant(part)))
-    return ModalTable(tuple(out), getattr(sys, "name", ""))
+    return ModalTable(tuple(out), getattr(sys, "name", "") or "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import control
@@ -35,12 +35,15 @@ class ResponseComparison:
         Outputs of the nonlinear simulation.
     y_linear : ndarray (n_t, n_y)
         ``y₀ + δy`` of the linear model (deviations added back to the operating point).
+    units : dict of str to str, optional
+        Unit of each output (``output -> unit``; the y-axis labels of :meth:`plot`).
     """
 
     t: np.ndarray
     outputs: tuple[str, ...]
     y_nonlinear: np.ndarray
     y_linear: np.ndarray
+    units: dict[str, str] = field(default_factory=dict)
 
     @property
     def error(self) -> np.ndarray:
@@ -63,6 +66,11 @@ class ResponseComparison:
         Returns
         -------
         matplotlib.figure.Figure
+
+        Raises
+        ------
+        UnknownNameError
+            A name that is not one of :attr:`outputs`.
         """
         return plot_comparison(self, names)
 def _values(values: Any, names: list[str], what: str, kind: str) -> np.ndarray:
@@ -165,4 +173,5 @@ def compare_response(
     y0_sel = np.array([y0[model.output_index(n)] for n in outs])
     y_lin = y0_sel + np.asarray(lin.outputs).reshape(len(outs), T.size).T
     y_nl = np.column_stack([traj[n] for n in outs]) if outs else np.zeros((T.size, 0))
-    return ResponseComparison(T, tuple(outs), y_nl, y_lin)
+    units = model.units()
+    return ResponseComparison(T, tuple(outs), y_nl, y_lin, {n: units.get(n, "") for n in outs})

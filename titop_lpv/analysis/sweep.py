@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from ..progress import n_chunks, reporter
 from .arguments import ArgumentError, ArgumentTypeError, flag, integer, progress_option
 from .operating_point import OperatingPoint
 from .trim import TrimError, TrimSpecError, trim
+from .units import units as model_units
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -46,10 +47,15 @@ class TrimSweep:
     axes : dict
         ``name -> 1-D array`` of the grid (in the order given).
     points : ndarray of OperatingPoint, shape ``tuple(len(a) for a in axes.values())``
+    units : dict of str to str, optional
+        Unit of every state, input, output and parameter by name (from
+        :func:`titop_lpv.analysis.units.units`; empty when unknown): labels of the figures,
+        units of the exported files.
     """
 
     axes: dict[str, np.ndarray]
     points: np.ndarray
+    units: dict[str, str] = field(default_factory=dict)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -117,7 +123,7 @@ class TrimSweep:
         -------
         matplotlib.figure.Figure
         """
-        return plot_sweep(self, names)
+        return plot_sweep(self, names, self.units)
 
 def check_executor(executor: Any, progress: Any, chunks: Any) -> None:
     """Check the execution arguments of a sweep.
@@ -336,7 +342,7 @@ def trim_sweep(
     points = np.empty(shape, dtype=object)
     for idx, op in zip(order, results):
         points[idx] = op
-    sweep = TrimSweep(axes=axes, points=points)
+    sweep = TrimSweep(axes=axes, points=points, units=model_units(model))
     if strict and not sweep.success.all():
         idx = tuple(int(i) for i in np.argwhere(~sweep.success)[0])
         at = ", ".join(f"{k}={v[i]:g}" for (k, v), i in zip(axes.items(), idx))

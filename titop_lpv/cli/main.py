@@ -150,7 +150,7 @@ def _check_inputs(model: tl.Model, names: list[str] | None) -> None:
                            f"(add --actuate {body}); inputs are {list(model.input_names)}")
 
 
-def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
+def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     model, params = _model_and_params(args)
     inputs, outputs = cv.names(args.inputs), cv.names(args.outputs)
     _check_inputs(model, inputs)
@@ -166,7 +166,7 @@ def _trim_and_linearize(args: argparse.Namespace) -> tuple[Any, Any]:
     for what, names in (("states", sys_.state_labels), ("inputs", sys_.input_labels),
                         ("outputs", sys_.output_labels), ("dropped", dropped)):
         print(f"  {what + ':':<9}{', '.join(names) or '-'}")
-    return op, sys_
+    return op, sys_, model
 
 
 # ---------------------------------------------------------------------------- simulate
@@ -237,11 +237,11 @@ def cmd_trim(args: argparse.Namespace) -> int:
 def cmd_linearize(args: argparse.Namespace) -> int:
     """``titop-lpv linearize``."""
     cv.check_out(args.out, "--out", (".mat", ".npz", ".json"))
-    op, sys_ = _trim_and_linearize(args)
+    op, sys_, model = _trim_and_linearize(args)
     print(tl.modes(sys_))
     print(rp.stability_line(sys_))
     if args.out:
-        rp.wrote(save_linear(sys_, args.out, op=op))
+        rp.wrote(save_linear(sys_, args.out, op=op, model=model))
     return 0
 
 
@@ -362,7 +362,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
           f"{rp.AXIS_TOL:g}·max(1, |λ|), e.g. "
           "rigid-body zero poles)")
     if args.out:
-        rp.wrote(save_linear(lpv, args.out))
+        rp.wrote(save_linear(lpv, args.out, model=model))
     return 0
 
 
@@ -395,7 +395,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print("\n3. linearisation: slider_tau → pendulum2_q, integrators dropped")
     sys_ = tl.linearize(model, op, ["slider_tau"], ["pendulum2_q"], drop_integrators=True)
     print(f"linear model: {sys_.nstates} states ({', '.join(sys_.state_labels)})")
-    save_linear(sys_, out / "balloon_ss.mat", op=op)
+    save_linear(sys_, out / "balloon_ss.mat", op=op, model=model)
     written.append(("balloon_ss.mat", "A, B, C, D with names and the operating point"))
     table = tl.modes(sys_)
     print(table)

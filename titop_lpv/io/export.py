@@ -1,27 +1,33 @@
 """Saving and loading linear models: ``.mat`` (MATLAB), ``.npz`` and ``.json``.
 
-A ``control.StateSpace`` is written with its matrices ``A, B, C, D``, its name and its
-state / input / output names (MATLAB cell arrays in ``.mat``: ``StateName``,
-``InputName``, ``OutputName``, as in MATLAB's ``ss``), and optionally the operating point
-it was linearised at: every field of :class:`OperatingPoint` (found with
-``dataclasses.fields``, so a field added later is stored too) under its own name, except
-the state ``x0``, the inputs ``u0`` and the parameters ``param_values`` (in ``param_names``
-order); dict fields such as ``spin`` are MATLAB structs, fields that are None are listed in
-``none_fields``. An :class:`LPVGrid`
-is written as stacked matrices over the grid (``A`` of shape ``grid + (n, n)``, NaN where
-a point is not an equilibrium), the grid axes, the names and every operating point. An
-uncertain system (:class:`~titop_lpv.robust.uss.USS`) is written as its LFT: the matrices
-of ``M``, the Δ structure and every parameter's specification (see :func:`save_linear`).
-:func:`load_linear` reads any of them back: matrices exactly (binary formats; JSON keeps
-17 significant digits, which round-trips doubles), names unchanged.
+A ``control.StateSpace`` is written with its matrices ``A, B, C, D``, its name, its
+state / input / output names and units (MATLAB cell arrays in ``.mat``: ``StateName``,
+``StateUnit``, ``InputName`` ..., as in MATLAB's ``ss``), the states it left out and why
+(``dropped_states``, ``dropped_reasons``), and with its operating point the values the
+deviations are taken from (``x0`` of the kept states, ``u0``, ``y0``; the full state
+``x0_full``), the parameters with their units and declared ranges, and every field of
+:class:`OperatingPoint` (found with ``dataclasses.fields``, so a field added later is
+stored too) in the struct ``op``: under its own name, except the state ``x0``, the inputs
+``u0`` and the parameters ``param_values`` (in ``param_names`` order); dict fields such as
+``spin`` are MATLAB structs, fields that are None are listed in ``none_fields``. An
+:class:`LPVGrid` is written as stacked matrices over the grid (``A`` of shape
+``grid + (n, n)``, NaN where a point is not an equilibrium), the grid's shape and axes
+(names, values, units), the names, the operating values at every point and every operating
+point. An uncertain system (:class:`~titop_lpv.robust.uss.USS`) is written as its LFT: the
+matrices of ``M``, the Δ structure and every parameter's specification (see
+:func:`save_linear`). :func:`load_linear` reads any of them back: matrices exactly (binary
+formats; JSON keeps 17 significant digits, which round-trips doubles), names unchanged.
+The fields are listed one by one in ``docs/export.md``; the encoding of each format is in
+:mod:`~titop_lpv.io.codec`, the added fields in :mod:`~titop_lpv.io.fields`, uncertain
+systems in :mod:`~titop_lpv.io.uss_file`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,25 +39,31 @@ from ..analysis.lpv import LPVGrid
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.sweep import TrimSweep
 from ..exceptions import ArgumentTypeError, ModelFileError, TitopError
-from ..robust.abcd import ABCD
-from ..robust.atoms import UComplex, ULTIDyn, UReal
-from ..robust.blocks import Block, DeltaStructure
+from ..model.compiled import Model
 from ..robust.uss import USS
+from .codec import decode, encode, from_matlab, jsonable, matlab, strings, unjson
+from .fields import grid_fields, linear_fields, read_dropped, read_units
+from .uss_file import uss_from_record, uss_record
 
 __all__ = ["load_linear", "save_linear"]
 
 _FORMATS = (".mat", ".npz", ".json")
 
 
-def _ss_record(sys: control.StateSpace) -> dict[str, Any]:
-    return {
+def _ss_record(sys: control.StateSpace, op: OperatingPoint | None, model: Model | None
+               ) -> dict[str, Any]:
+    rec = {
         "kind": "statespace",
         "name": sys.name,
         "A": np.asarray(sys.A, float), "B": np.asarray(sys.B, float),
         "C": np.asarray(sys.C, float), "D": np.asarray(sys.D, float),
         "StateName": list(sys.state_labels), "InputName": list(sys.input_labels),
         "OutputName": list(sys.output_labels),
+        **linear_fields(sys, op, model),
     }
+    if op is not None:
+        rec["op"] = _op_record(op)
+    return rec
 
 
 # Operating-point fields stored under another name (MATLAB users read ``op.x0``, ``op.u0``)
@@ -72,104 +84,34 @@ def _op_record(op: OperatingPoint) -> dict[str, Any]:
         elif field.name == "params":
             rec["param_values"] = np.array([float(value[n]) for n in op.param_names])
         else:
-            rec[_OP_RENAMED.get(field.name, field.name)] = _encode(value, field.name)
+            rec[_OP_RENAMED.get(field.name, field.name)] = encode(value, field.name)
     rec[_OP_NONE] = none
     return rec
-
-
-def _encode(value: Any, where: str) -> Any:
-    """A field value in a form that .mat, .npz/JSON and JSON all store."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, float, str, np.integer, np.floating)):
-        return value.item() if isinstance(value, np.generic) else value
-    if isinstance(value, np.ndarray):
-        return np.asarray(value, dtype=float)
-    if isinstance(value, (tuple, list)):
-        if all(isinstance(v, str) for v in value):
-            return list(value)
-        return np.asarray(value, dtype=float)
-    if isinstance(value, dict):
-        return {str(k): _encode(v, f"{where}.{k}") for k, v in value.items()}
-    raise TypeError(f"operating point field {where!r}: cannot store a "
-                    f"{type(value).__name__}")
 
 
 def _op_from(rec: dict[str, Any]) -> OperatingPoint:
     """The OperatingPoint back, each field decoded by its annotated type; fields absent from
     the record (a file written before the field existed) take their default."""
     hints = typing.get_type_hints(OperatingPoint)
-    none = set(_strings(rec.get(_OP_NONE)))
+    none = set(strings(rec.get(_OP_NONE)))
     values: dict[str, Any] = {}
     for field in dataclasses.fields(OperatingPoint):
         name, key = field.name, _OP_RENAMED.get(field.name, field.name)
         if name in none:
             values[name] = None
         elif name == "params":
-            names = _strings(rec["param_names"])
+            names = strings(rec["param_names"])
             vec = np.atleast_1d(np.asarray(rec["param_values"], float)).reshape(-1)
             values[name] = dict(zip(names, vec.tolist()))
         elif key in rec:
-            values[name] = _decode(rec[key], hints[name], name)
+            values[name] = decode(rec[key], hints[name], name)
         elif (field.default is dataclasses.MISSING
               and field.default_factory is dataclasses.MISSING):
             raise KeyError(f"operating point field {key!r} is missing")
     return OperatingPoint(**values)
 
 
-def _decode(value: Any, hint: Any, where: str) -> Any:
-    """``value`` read from a file, converted to the annotated type ``hint``."""
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        hint = args[0] if len(args) == 1 else Any
-        args = list(typing.get_args(hint))
-    origin = typing.get_origin(hint) or hint
-    if origin is tuple:
-        if args and args[0] is str:
-            return tuple(_strings(value))
-        return tuple(np.atleast_1d(np.asarray(value, float)).reshape(-1).tolist())
-    if origin is np.ndarray:
-        return np.atleast_1d(np.asarray(value, float)).reshape(-1)
-    if origin is str:
-        flat = np.asarray(value).ravel()
-        return value if isinstance(value, str) else str(flat[0]) if flat.size else ""
-    if origin in (bool, int, float):
-        return origin(np.asarray(value).ravel()[0].item())
-    if origin is dict or hint is Any:
-        if not isinstance(value, dict):
-            raise TypeError(f"operating point field {where!r}: expected a record")
-        return {k: _plain(v) for k, v in value.items()}
-    raise TypeError(f"operating point field {where!r}: cannot read a {hint!r}")
-
-
-def _plain(value: Any) -> Any:
-    """A value inside a dict field as Python/numpy: scalars unwrapped, vectors as arrays."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, str):
-        return value
-    arr = np.asarray(value)
-    if arr.dtype.kind in "USO":
-        return str(arr.item()) if arr.ndim == 0 else _strings(arr)
-    if arr.ndim == 0:
-        return arr.item()
-    return arr.astype(float).reshape(-1) if arr.dtype.kind in "biuf" else arr
-
-
-def _strings(value: Any) -> list[str]:
-    """Names back from a list, a numpy array of str or a MATLAB cell array."""
-    if value is None:
-        return []
-    arr = np.asarray(value, dtype=object).ravel()
-    out = []
-    for v in arr:
-        while isinstance(v, np.ndarray):  # MATLAB cells come back as nested arrays
-            v = v.ravel()[0] if v.size else ""
-        out.append(str(v))
-    return [s for s in out if s != ""] if len(out) == 1 and out[0] == "" else out
-
-
-def _grid_record(grid: LPVGrid) -> dict[str, Any]:
+def _grid_record(grid: LPVGrid, model: Model | None) -> dict[str, Any]:
     shape = grid.shape
     n, m, p = len(grid.state_names), len(grid.input_names), len(grid.output_names)
     mats = {k: np.full((*shape, *s), np.nan) for k, s in
@@ -185,12 +127,12 @@ def _grid_record(grid: LPVGrid) -> dict[str, Any]:
         **mats, "StateName": list(grid.state_names), "InputName": list(grid.input_names),
         "OutputName": list(grid.output_names), "axis_names": list(grid.axes),
         "axis_values": [np.asarray(v, float) for v in grid.axes.values()],
-        "branch_tol": grid.branch_tol, "points": ops,
+        "branch_tol": grid.branch_tol, **grid_fields(grid, model), "points": ops,
     }
 
 
 def save_linear(obj: control.StateSpace | LPVGrid | USS, path: str | Path,
-                op: OperatingPoint | None = None) -> Path:
+                op: OperatingPoint | None = None, *, model: Model | None = None) -> Path:
     """Write a linear model, an LPV grid or an uncertain system to ``.mat``, ``.npz`` or
     ``.json``.
 
@@ -210,7 +152,18 @@ def save_linear(obj: control.StateSpace | LPVGrid | USS, path: str | Path,
     path : str or Path
         The extension chooses the format.
     op : OperatingPoint, optional
-        The operating point of a single ``StateSpace`` (stored as ``x0``, ``u0``, ...).
+        The operating point of a single ``StateSpace``: the values of its states, inputs
+        (``x0``, ``u0``) and parameters, the full state, and every field of the point
+        (struct ``op``).
+
+    Other Parameters
+    ----------------
+    model : Model, optional
+        The model the system or grid was linearised from: writes the units of every
+        signal and parameter (``StateUnit`` ..., ``param_units``), the parameters' declared
+        ranges (``param_min``, ``param_max``) and the outputs at the operating point
+        (``y0``). Without it a grid's units come from the grid (``LPVGrid.units``), a
+        system's are empty and ``y0`` is not written.
 
     Returns
     -------
@@ -222,97 +175,63 @@ def save_linear(obj: control.StateSpace | LPVGrid | USS, path: str | Path,
         An unknown extension.
     ArgumentTypeError
         ``obj`` of another type, ``path`` not a path, ``op`` with a USS or not an
-        OperatingPoint.
+        OperatingPoint, ``model`` not a Model or given with a USS.
+    ArgumentError
+        ``model`` that is not the model of ``op`` or of the system's signals (named).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from scipy.io import loadmat
+    >>> import titop_lpv as tl
+    >>> s = tl.System("msd", gravity=[0.0, 0.0, 0.0])
+    >>> _ = s.parameter("k", 40.0, min=10.0, max=80.0, unit="N/m")
+    >>> _ = s.body("cart", tl.Prismatic(axis=[1, 0, 0], stiffness="k", actuated=True),
+    ...            mass=2.0)
+    >>> model = s.compile()
+    >>> op = tl.trim(model, free=["cart_q"])
+    >>> sys = tl.linearize(model, op)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     raw = loadmat(save_linear(sys, pathlib.Path(tmp) / "msd.mat", op, model=model),
+    ...                   simplify_cells=True)
+    >>> list(raw["StateName"]), list(raw["StateUnit"]), raw["InputUnit"], raw["param_units"]
+    (['cart_q', 'cart_qd'], ['m', 'm/s'], 'N', 'N/m')
+    >>> raw["param_min"], raw["param_max"], raw["y0"]
+    (10.0, 80.0, 0.0)
     """
     if not isinstance(path, (str, Path)):
         raise ArgumentTypeError(f"path must be a str or a pathlib.Path, got "
                                 f"{type(path).__name__}")
     if op is not None and not isinstance(op, OperatingPoint):
         raise ArgumentTypeError(f"op must be an OperatingPoint, got {type(op).__name__}")
+    if model is not None and not isinstance(model, Model):
+        raise ArgumentTypeError(f"model must be a titop_lpv.Model, got {type(model).__name__}")
     path = Path(path)
     fmt = path.suffix.lower()
     if fmt not in _FORMATS:
         raise TitopError(f"{path.name}: unknown format {fmt!r}; use one of {_FORMATS}")
     if isinstance(obj, USS):
-        if op is not None:
-            raise ArgumentTypeError("op: an uncertain system carries no operating point")
-        rec = _uss_record(obj)
+        if op is not None or model is not None:
+            raise ArgumentTypeError(f"{'op' if op is not None else 'model'}: an uncertain "
+                                    "system carries no operating point and no model")
+        rec = uss_record(obj)
     elif isinstance(obj, LPVGrid):
-        rec = _grid_record(obj)
+        rec = _grid_record(obj, model)
     elif isinstance(obj, control.StateSpace):
-        rec = _ss_record(obj)
-        if op is not None:
-            rec["op"] = _op_record(op)
+        rec = _ss_record(obj, op, model)
     else:
         raise ArgumentTypeError(f"obj: save_linear takes a control.StateSpace, an LPVGrid or "
                                 f"a USS, got {type(obj).__name__}")
     if fmt == ".json":
-        path.write_text(json.dumps(_jsonable(rec), indent=1))
+        path.write_text(json.dumps(jsonable(rec), indent=1))
     elif fmt == ".npz":
-        np.savez(path, record=np.array(json.dumps(_jsonable(rec))), **_arrays(rec))
+        np.savez(path, record=np.array(json.dumps(jsonable(rec))), **{k: rec[k] for k in "ABCD"})
     else:
         from scipy.io import savemat
 
-        savemat(path, _matlab(rec), do_compression=True, long_field_names=True)
+        savemat(path, matlab(rec), do_compression=True, long_field_names=True,
+                oned_as="column")  # vectors as columns: x0 + dx, table(names, values)
     return path
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return {"__ndarray__": [None if not np.isfinite(v) else float(v) for v in value.ravel()]
-                if value.dtype.kind == "f" else value.ravel().tolist(),
-                "shape": list(value.shape)}
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return value.item()
-    return value
-
-
-def _unjson(value: Any) -> Any:
-    if isinstance(value, dict):
-        if "__ndarray__" in value:
-            data = [np.nan if v is None else v for v in value["__ndarray__"]]
-            return np.asarray(data, dtype=float).reshape(value["shape"])
-        return {k: _unjson(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unjson(v) for v in value]
-    return value
-
-
-def _arrays(rec: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The matrices as npz members too (bit-exact, readable without json)."""
-    return {k: rec[k] for k in ("A", "B", "C", "D")}
-
-
-def _matlab(rec: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in rec.items():
-        if k in ("StateName", "InputName", "OutputName", "axis_names", "block_names",
-                 "block_kinds", "param_types"):
-            cell = np.empty((len(v), 1), dtype=object)
-            cell[:, 0] = v
-            out[k] = cell
-        elif k == "points":
-            out[k] = np.array([_matlab(p) for p in v], dtype=object)
-        elif k == "op":
-            out[k] = _matlab(v)
-        elif isinstance(v, list) and v and isinstance(v[0], str):
-            cell = np.empty((len(v), 1), dtype=object)
-            cell[:, 0] = v
-            out[k] = cell
-        elif isinstance(v, list) and not v:
-            out[k] = np.empty((0, 1), dtype=object)
-        elif isinstance(v, list):
-            cell = np.empty((len(v), 1), dtype=object)
-            for i, item in enumerate(v):
-                cell[i, 0] = item
-            out[k] = cell
-        else:
-            out[k] = v
-    return out
 
 
 def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
@@ -327,7 +246,18 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
     -------
     control.StateSpace or LPVGrid or USS
         A state-space model carries its operating point, when saved, as the attribute
-        ``op`` (an :class:`OperatingPoint`).
+        ``op`` (an :class:`OperatingPoint`), the states and outputs that were left out as
+        ``dropped_states`` (name -> reason) and ``dropped_outputs`` (as
+        :func:`titop_lpv.linearize` sets them) and the known units as ``units``
+        (name -> unit); a grid's units are ``grid.units``.
+
+    Raises
+    ------
+    ModelFileError
+        A file that does not exist, has an unknown extension or was not written by
+        :func:`save_linear` (named).
+    ArgumentTypeError
+        ``path`` not a path.
     """
     if not isinstance(path, (str, Path)):
         raise ArgumentTypeError(f"path must be a str or a pathlib.Path, got "
@@ -338,14 +268,14 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
     fmt = path.suffix.lower()
     try:
         if fmt == ".json":
-            rec = _unjson(json.loads(path.read_text()))
+            rec = unjson(json.loads(path.read_text()))
         elif fmt == ".npz":
             with np.load(path, allow_pickle=False) as data:
-                rec = _unjson(json.loads(str(data["record"])))
+                rec = unjson(json.loads(str(data["record"])))
                 for k in ("A", "B", "C", "D"):
                     rec[k] = data[k]
         elif fmt == ".mat":
-            rec = _from_matlab(path)
+            rec = from_matlab(path)
         else:
             raise ModelFileError(f"{path.name}: unknown format {fmt!r}; use one of {_FORMATS}")
         return _build(rec)
@@ -355,20 +285,13 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
         raise ModelFileError(f"{path.name}: not a titop_lpv linear model ({err!r})") from None
 
 
-def _from_matlab(path: Path) -> dict[str, Any]:
-    from scipy.io import loadmat
-
-    raw = loadmat(path, squeeze_me=False, simplify_cells=True)
-    return {k: v for k, v in raw.items() if not k.startswith("__")}
-
-
 def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
     kind = str(rec.get("kind"))
     if kind == "uss":
-        return _uss_from_record(rec, _strings)
-    states = _strings(rec["StateName"])
-    inputs = _strings(rec["InputName"])
-    outputs = _strings(rec["OutputName"])
+        return uss_from_record(rec, strings)
+    states = strings(rec["StateName"])
+    inputs = strings(rec["InputName"])
+    outputs = strings(rec["OutputName"])
     n, m, p = len(states), len(inputs), len(outputs)
 
     def mat(key: str, shape: tuple[int, ...]) -> np.ndarray:
@@ -380,10 +303,12 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
                                outputs=outputs, name=str(rec["name"]))
         if "op" in rec:
             sys.op = _op_from(rec["op"])
+        sys.dropped_states, sys.dropped_outputs = read_dropped(rec)
+        sys.units = read_units(rec)
         return sys
     if kind != "lpvgrid":
         raise ModelFileError(f"unknown record kind {kind!r}")
-    names = _strings(rec["axis_names"])
+    names = strings(rec["axis_names"])
     values = rec["axis_values"]
     if len(names) == 1 and not isinstance(values, list):
         values = [values]
@@ -395,135 +320,17 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
     points = points if isinstance(points, list) else list(np.asarray(points).ravel())
     ops = np.empty(shape, dtype=object)
     systems = np.empty(shape, dtype=object)
+    dropped, dropped_outputs = read_dropped(rec)
     for k, idx in enumerate(np.ndindex(*shape)):
         ops[idx] = _op_from(points[k])
-        systems[idx] = (None if np.isnan(A[idx]).any() else
-                        named_statespace(A[idx], B[idx], C[idx], D[idx], states=states,
-                                         inputs=inputs, outputs=outputs,
-                                         name=str(rec["name"])))
-    return LPVGrid(TrimSweep(axes, ops), systems, tuple(states), tuple(inputs), tuple(outputs),
-                   branch_tol=float(np.asarray(rec["branch_tol"]).item()))
-
-
-# ---------------------------------------------------------------- uncertain systems
-# The LFT matrices M (Δ channels first), the Δ structure (name, kind, rows, cols, repeats
-# per block), every parameter (ureal: nominal, lo, hi; ucomplex: nominal, radius;
-# ultidyn: ny, nu, bound), the signal names and the timebase. Data only: the USS is rebuilt
-# by its checked constructor, so an inconsistent file is refused.
-
-
-def _dt_record(dt: Any) -> tuple[str, float]:
-    if dt is None:
-        return "static", 0.0
-    if dt is True:
-        return "discrete", 0.0
-    return ("continuous", 0.0) if dt == 0 else ("sampled", float(dt))
-
-
-def _uss_record(G: USS) -> dict[str, Any]:
-    """The record of an uncertain system (arrays, strings, lists of strings).
-
-    Parameters
-    ----------
-    G : USS
-        The uncertain system.
-
-    Returns
-    -------
-    dict
-        Keys ``kind = "uss"``, ``name``, ``A, B, C, D`` (of ``M``), ``StateName``,
-        ``InputName``, ``OutputName`` (performance signals), ``dt_kind``, ``dt``,
-        ``block_names``, ``block_kinds``, ``block_sizes`` (rows, cols, repeats per block),
-        ``param_types`` and ``param_values`` (nominal, lo, hi / nominal, radius, 0 /
-        ny, nu, bound per parameter, in block order).
-    """
-    S = G.abcd
-    types, values = [], []
-    for b in G.delta:
-        a = G.params[b.name]
-        if isinstance(a, UReal):
-            types.append("ureal")
-            values.append([a.nominal, a.lo, a.hi])
-        elif isinstance(a, UComplex):
-            types.append("ucomplex")
-            values.append([a.nominal, a.radius, 0.0])
-        else:
-            types.append("ultidyn")
-            values.append([float(a.shape[0]), float(a.shape[1]), a.bound])
-    dt_kind, dt = _dt_record(G.dt)
-    nb = len(G.delta)
-    return {
-        "kind": "uss", "name": G.name or "",
-        "A": np.asarray(S.A, float), "B": np.asarray(S.B, float),
-        "C": np.asarray(S.C, float), "D": np.asarray(S.D, float),
-        "StateName": list(G.state_labels), "InputName": list(G.input_labels),
-        "OutputName": list(G.output_labels), "dt_kind": dt_kind, "dt": dt,
-        "block_names": [b.name for b in G.delta], "block_kinds": [b.kind for b in G.delta],
-        "block_sizes": np.array([[b.rows, b.cols, b.repeats] for b in G.delta],
-                                dtype=float).reshape(nb, 3),
-        "param_types": types,
-        "param_values": np.array(values, dtype=float).reshape(nb, 3),
-    }
-
-
-def _uss_from_record(rec: dict[str, Any], strings: Any) -> USS:
-    """The uncertain system of a record written by :func:`_uss_record`.
-
-    Parameters
-    ----------
-    rec : dict
-        The record, as read from the file.
-    strings : callable
-        Reads a list of names back (from a list, an array or a MATLAB cell array).
-
-    Returns
-    -------
-    USS
-
-    Raises
-    ------
-    ModelFileError
-        An inconsistent record (unknown block kind or parameter type, sizes that do not
-        match ``M``).
-    """
-    names, kinds = strings(rec["block_names"]), strings(rec["block_kinds"])
-    types = strings(rec["param_types"])
-    nb = len(names)
-    if len(kinds) != nb or len(types) != nb:
-        raise ModelFileError(f"uss record: {nb} block names, {len(kinds)} kinds and "
-                             f"{len(types)} parameter types")
-    sizes = np.asarray(rec["block_sizes"], float).reshape(nb, 3)
-    values = np.asarray(rec["param_values"], float).reshape(nb, 3)
-    blocks, params = [], []
-    for name, kind, size, typ, v in zip(names, kinds, sizes, types, values):
-        blocks.append(Block(name, kind, *(int(x) for x in size)))
-        if typ == "ureal":
-            params.append(UReal(name, v[0], v[1], v[2]))
-        elif typ == "ucomplex":
-            params.append(UComplex(name, v[0], v[1]))
-        elif typ == "ultidyn":
-            params.append(ULTIDyn(name, (int(v[0]), int(v[1])), v[2]))
-        else:
-            raise ModelFileError(f"uss record: unknown parameter type {typ!r}")
-    delta = DeltaStructure(tuple(blocks))
-    states, inputs = strings(rec["StateName"]), strings(rec["InputName"])
-    outputs = strings(rec["OutputName"])
-    n, m, p = len(states), len(inputs) + delta.nw, len(outputs) + delta.nz
-
-    def mat(key: str, shape: tuple[int, int]) -> np.ndarray:
-        return np.asarray(rec[key], dtype=float).reshape(shape)
-
-    S = ABCD(mat("A", (n, n)), mat("B", (n, m)), mat("C", (p, n)), mat("D", (p, m)))
-    dt_kind = str(np.asarray(rec["dt_kind"]).ravel()[0]) if not isinstance(
-        rec["dt_kind"], str) else rec["dt_kind"]
-    dt_value = float(np.asarray(rec["dt"], float).ravel()[0])
-    dt = {"static": None, "discrete": True, "continuous": 0}.get(dt_kind, dt_value)
-    if dt_kind not in ("static", "discrete", "continuous", "sampled"):
-        raise ModelFileError(f"uss record: unknown timebase kind {dt_kind!r}")
-    label = strings(rec.get("name"))
-    M = S.D if n == 0 and dt is None else control.ss(*S, dt)
-    G = USS(M, delta, params, inputs=inputs, outputs=outputs, states=states)
-    # the name as saved (None stays None, not python-control's default "sys[k]")
-    return USS._new(G.abcd, G.dt, G.delta, list(G.params.values()), G.input_labels,
-                    G.output_labels, G.state_labels, label[0] if label else None)
-
+        if not np.isnan(A[idx]).any():
+            systems[idx] = named_statespace(A[idx], B[idx], C[idx], D[idx], states=states,
+                                            inputs=inputs, outputs=outputs,
+                                            name=str(rec["name"]))
+            systems[idx].dropped_states = dict(dropped)
+            systems[idx].dropped_outputs = dropped_outputs
+    tol = rec["branch_tol"]
+    tol = ({str(k): float(np.asarray(v).item()) for k, v in tol.items()}
+           if isinstance(tol, Mapping) else float(np.asarray(tol).item()))
+    return LPVGrid(TrimSweep(axes, ops, read_units(rec)), systems, tuple(states),
+                   tuple(inputs), tuple(outputs), branch_tol=tol)
