@@ -36,6 +36,7 @@ from .arguments import (
     name_list,
     real,
 )
+from .attitude_error import attitude_error_map
 from .operating_point import OperatingPoint
 
 __all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
@@ -302,9 +303,14 @@ def linearize(
             (``drop_integrators``), ``"drop"`` (``drop=``) or ``"not selected"``
             (``states=``). The same list is logged at INFO level on the
             ``titop_lpv.analysis.linearize`` logger.
+
         ``dropped_outputs`` : tuple of str
             Model outputs left out because they read a dropped state (only when
             ``outputs`` is None).
+
+        The quaternion ``b_qw … b_qz`` of a spherical joint (or of a floating base with
+        ``attitude = "quaternion"``) becomes the attitude error ``b_rx b_ry b_rz``:
+        ``q = q_eq ⊗ exp(δr)`` (:mod:`~titop_lpv.analysis.attitude_error`).
 
         With no input and one output (or one state) python-control 0.10.2 cannot build
         the system directly (its issue #1176); :func:`named_statespace` works around it.
@@ -361,16 +367,19 @@ def linearize(
     elif x is None:
         raise ArgumentTypeError("linearize needs an operating point `op` or a state `x`")
     J = jacobians(model, x, u, params)
-    n_x = model.n_states
+    snames, T, G = attitude_error_map(model, x)
+    if T is not None:  # spherical joints: the attitude error δr replaces the quaternion
+        J = Jacobians(T @ J.A @ G, T @ J.B, J.C @ G, J.D, T @ J.f0, J.y0)
+    n_x = len(snames)
     reasons: dict[int, str] = {}
     order = list(range(n_x))  # the kept states' order: the model's, or the user's `states`
     if states is not None:
-        order = list(dict.fromkeys(_select(model.state_names, states, "state")))
+        order = list(dict.fromkeys(_select(snames, states, "state")))
         reasons.update((s, "not selected") for s in range(n_x) if s not in order)
-    for s in _select(model.state_names, drop, "state"):
+    for s in _select(snames, drop, "state"):
         reasons.setdefault(s, "drop")
     if op is not None and op.cyclic:
-        for s in _select(model.state_names, list(op.cyclic), "state"):
+        for s in _select(snames, list(op.cyclic), "state"):
             reasons.setdefault(s, "cyclic")
     if drop_integrators:
         for s in _integrators(model, J.A, [s for s in order if s not in reasons]):
@@ -383,8 +392,8 @@ def linearize(
         worst = int(np.argmax(np.abs(col))) if col.size else 0
         if col.size and abs(col[worst]) > 1e-9 * scale:
             raise LinearizationError(
-                f"state {model.state_names[s]!r} cannot be dropped: the derivative of "
-                f"{model.state_names[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
+                f"state {snames[s]!r} cannot be dropped: the derivative of "
+                f"{snames[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
     in_idx = _select(model.input_names, inputs, "input")
     if outputs is None:
         out_idx = [k for k in range(model.n_outputs)
@@ -395,12 +404,12 @@ def linearize(
             bad = [s for s in removed if abs(J.C[k, s]) > 1e-12]
             if bad:
                 raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
-                                         f"dropped state {model.state_names[bad[0]]!r}")
+                                         f"dropped state {snames[bad[0]]!r}")
     residual = J.f0[keep]
     worst = int(np.argmax(np.abs(residual))) if residual.size else 0
     if residual.size and abs(residual[worst]) > tol and not drift:
         raise LinearizationError(
-            f"not an equilibrium: d/dt {model.state_names[keep[worst]]} = {residual[worst]:.3e} "
+            f"not an equilibrium: d/dt {snames[keep[worst]]} = {residual[worst]:.3e} "
             f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
             "model with its drift term")
     A = J.A[np.ix_(keep, keep)]
@@ -412,10 +421,10 @@ def linearize(
         B = np.hstack([B, residual[:, None]])
         D = np.hstack([D, np.zeros((D.shape[0], 1))])
         input_names.append("drift")
-    sys = named_statespace(A, B, C, D, states=[model.state_names[s] for s in keep],
+    sys = named_statespace(A, B, C, D, states=[snames[s] for s in keep],
                            inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
                            name=name or f"{model.name}_lin")
-    sys.dropped_states = {model.state_names[s]: reasons[s] for s in removed}
+    sys.dropped_states = {snames[s]: reasons[s] for s in removed}
     sys.dropped_outputs = tuple(model.output_names[k] for k in range(model.n_outputs)
                                 if outputs is None and k not in out_idx)
     if removed:

@@ -63,6 +63,11 @@ class OperatingPoint:
     rank_deficiency : int
         Null-space dimension of the Jacobian at the solution w.r.t. the free variables
         (0: the equilibrium is isolated).
+    attitude_errors : dict or None
+        The solved attitude errors ``b_rx b_ry b_rz`` [rad] of free spherical joints (or a
+        quaternion floating base), relative to the quaternion the trim started from
+        (:attr:`x` holds the quaternion itself); readable as ``op["b_rx"]`` and usable as a
+        ``guess`` of the next trim from the same start (continuation).
     """
 
     model_name: str
@@ -85,6 +90,7 @@ class OperatingPoint:
     tolerance: float = 1e-10
     nfev: int = 0
     rank_deficiency: int = 0
+    attitude_errors: dict[str, float] | None = None
 
     @property
     def residual_norm(self) -> float:
@@ -97,7 +103,8 @@ class OperatingPoint:
         return np.array([self.params[n] for n in self.param_names])
 
     def __getitem__(self, name: str) -> float:
-        """Value of a state, input or parameter by name (``"slider_q"`` or ``"slider.q"``)."""
+        """Value of a state, input, parameter or solved attitude error by name (``"slider_q"``
+        or ``"slider.q"``)."""
         key = find(name, (*self.state_names, *self.input_names, *self.params))
         if key in self.state_names:
             return float(self.x[self.state_names.index(key)])
@@ -105,6 +112,9 @@ class OperatingPoint:
             return float(self.u[self.input_names.index(key)])
         if key is not None:
             return float(self.params[key])
+        key = find(name, tuple(self.attitude_errors or ()))
+        if key is not None:
+            return float(self.attitude_errors[key])
         raise UnknownNameError(f"no state, input or parameter {name!r} in this operating point")
 
     def as_dict(self) -> dict[str, float]:

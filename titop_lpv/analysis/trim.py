@@ -37,13 +37,15 @@ from scipy.optimize import least_squares
 
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
-from ..multibody.joints import FREE, REVOLUTE
+from ..multibody.joints import FREE, MULTI_DOF, REVOLUTE, is_one_dof
 from ..names import find, resolve
+from ..spatial import quaternion
 from ..spatial.algebra import skew
 from ..spatial.euler import dcm_to_euler, euler_to_dcm
 from . import trim_args as ta
 from . import trim_energy as te
 from . import trim_solver as ts
+from .attitude_error import quaternion_starts
 from .operating_point import OperatingPoint
 from .trim_args import TrimSpecError
 
@@ -92,6 +94,8 @@ class TrimError(TitopError, RuntimeError):
 
 def _names(model: Model) -> dict[str, tuple[str, int]]:
     table = {n: ("x", i) for i, n in enumerate(model.state_names)}
+    for start, body in quaternion_starts(model).items():  # attitude errors δr (trim_solver)
+        table.update({f"{body}_r{c}": ("r", 3 * start + k) for k, c in enumerate("xyz")})
     table.update({n: ("u", i) for i, n in enumerate(model.input_names)})
     table.update({n: ("p", i) for i, n in enumerate(model.param_names)})
     return table
@@ -275,7 +279,11 @@ def trim(
     x0 : array_like, optional
         Baseline state and initial guess (default: :meth:`Model.default_state`).
     guess : dict, optional
-        Initial guesses ``name -> value`` of free variables.
+        Initial guesses ``name -> value`` of free variables. A spherical joint's (or a
+        quaternion floating base's) attitude is solved for through its attitude error
+        ``b_rx b_ry b_rz``: the quaternion is ``q = q_start ⊗ exp(δr)`` with ``q_start`` the
+        starting quaternion (``x0``, ``fixed`` or the model's initial state), and a guess
+        gives ``δr`` (:attr:`OperatingPoint.attitude_errors` holds the solution).
     tol : float
         Success iff ``max |residual| <= tol`` (accelerations, m/s² and rad/s²). Default 1e-10.
     max_nfev : int
@@ -367,7 +375,10 @@ def trim(
                 raise TrimSpecError(f"{key!r} is a velocity: a static equilibrium has every "
                                     "velocity zero (use kind='spin' for a steady spin)")
     else:
-        x[model.qd_index[model.kind >= REVOLUTE]] = 0.0
+        x[model.qd_index[is_one_dof(model.kind)]] = 0.0
+        if np.isin(model.kind, MULTI_DOF).any() or model.attitude == "quaternion":
+            raise TrimSpecError("kind='spin' is not available for models with spherical or "
+                                "universal joints or a quaternion floating base yet")
         cyclic, spin_spec = _spin_setup(model, spin, x, p, table, set(fixed_vals),
                                        free_list)
         base = model.base_index
@@ -379,6 +390,9 @@ def trim(
                 raise TrimSpecError(f"{key!r} is a velocity fixed by the spin; it cannot be free")
     for key, value in fixed_vals.items():
         where, i = table[key]
+        if where == "r":
+            raise TrimSpecError(f"fixed: {key!r} is an attitude error; fix the quaternion "
+                                "states (b_qw … b_qz) or pass x0")
         if where == "x":
             if kind == "static" and i in velocities and value != 0.0:
                 raise TrimSpecError(f"{key!r} is a velocity: a static equilibrium needs it zero, "
@@ -386,11 +400,15 @@ def trim(
             x[i] = value
         elif where == "u":
             u[i] = value
+    r_guess: dict[str, float] = {}
     for name, value in (guess or {}).items():
         key = _resolve(table, name, "guess")
         if key not in free_list:
             raise TrimSpecError(f"guess: {key!r} is not free")
         where, i = table[key]
+        if where == "r":  # δr around the starting quaternion
+            r_guess[key] = _finite(value, f"guess: {key!r}")
+            continue
         {"x": x, "u": u, "p": p}[where][i] = _finite(value, f"guess: {key!r}")
 
     if not isinstance(pin_neutral, (bool, np.bool_)):
@@ -404,7 +422,8 @@ def trim(
         pin_neutral = bool(pin_neutral)
     eq_index = np.array(sorted(velocities), dtype=int)
     prob = ts.Problem(model, x, u, p, free_list, [table[k] for k in free_list], eq_index)
-    z0 = np.array([{"x": x, "u": u, "p": p}[w][i] for w, i in prob.where], dtype=float)
+    z0 = np.array([r_guess.get(k, 0.0) if w == "r" else {"x": x, "u": u, "p": p}[w][i]
+                   for k, (w, i) in zip(free_list, prob.where)], dtype=float)
     return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
                   max_nfev=max_nfev, pin_neutral=pin_neutral, strict=bool(strict),
                   fixed=[k for k in table if k not in free_list and k not in cyclic])
@@ -453,6 +472,8 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
            strict: bool, fixed: list[str]) -> OperatingPoint:
     model = prob.model
     pinned: list[str] = []
+    r_vars = [(n, i) for n, (w, i) in zip(prob.free, prob.where) if w == "r"]
+    r_start = {i // 3: np.asarray(prob.x[i // 3:i // 3 + 4], float) for _, i in r_vars}
     ep = te.applicable(prob, kind, z0)
     if pin_neutral is not False and z0.size:
         dependent = (ts.dependent(prob, z0, None if ep is None else ep.hessian)
@@ -461,7 +482,8 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
         if dependent:
             pinned = [prob.free[k] for k in dependent]
             keep = [k for k in range(z0.size) if k not in dependent]
-            X, U, P = prob.assemble(z0)
+            X, U, P = prob.assemble(z0)  # attitude guesses are baked into X: δr restarts at 0
+            z0 = np.where([w == "r" for w, _ in prob.where], 0.0, z0)
             prob = ts.Problem(model, X, U, np.asarray(P, float), [prob.free[k] for k in keep],
                             [prob.where[k] for k in keep], prob.eq_index)
             z0 = z0[keep]
@@ -537,6 +559,9 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
         free=tuple(prob.free), fixed=tuple(n for n in fixed if n not in pinned),
         pinned=tuple(pinned), cyclic=tuple(cyclic), spin=spin, success=success,
         message=message, tolerance=tol, nfev=ev.count, rank_deficiency=deficiency,
+        attitude_errors={n: float(quaternion.log(quaternion.multiply(
+            quaternion.conjugate(quaternion.normalize(r_start[i // 3])),
+            X[i // 3:i // 3 + 4]))[i % 3]) for n, i in r_vars} or None,
     )
     if strict and not success:
         raise TrimError(op)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..multibody.energy import energy
 from ..multibody.inverse_dynamics import inverse_dynamics
-from ..multibody.joints import REVOLUTE
+from ..multibody.joints import FREE, REVOLUTE, is_one_dof
 from .trim_solver import STEP, Evaluator, Problem
 
 __all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_step"]
@@ -42,10 +42,14 @@ class EnergyProblem:
     def __init__(self, prob: Problem):
         model = prob.model
         self.prob = prob
-        one = np.flatnonzero(model.kind >= REVOLUTE)
-        column = {int(model.q_index[b]): k for k, b in enumerate(one)}
+        column, k = {}, 0  # actuation column of each one-d.o.f. joint (joint rates order)
+        for b in range(len(model.body_names)):
+            if model.kind[b] != FREE and model.nv[b]:
+                if is_one_dof(model.kind[b]):
+                    column[int(model.q_index[b])] = k
+                k += int(model.nv[b])
         self.columns = np.array([column[i] for _, i in prob.where], dtype=int)
-        self.zero_acc = np.zeros((6 if model.floating_base else 0) + one.size)
+        self.zero_acc = np.zeros(len(model.velocity_indices()))
 
     def potential(self, z: np.ndarray) -> np.ndarray:
         """Potential energy [J] at ``z`` (..., n_free) (leading axes are a batch).
@@ -118,9 +122,10 @@ def applicable(prob: Problem, kind: str, z0: np.ndarray) -> EnergyProblem | None
     EnergyProblem or None
     """
     model = prob.model
-    joint_q = {int(model.q_index[b]) for b in np.flatnonzero(model.kind >= REVOLUTE)}
+    joint_q = {int(model.q_index[b]) for b in np.flatnonzero(is_one_dof(model.kind))}
+    driven_q = {int(model.q_index[b]) for b in np.flatnonzero(model.qdd_column >= 0)}
     if (kind != "static" or not z0.size or np.any(prob.u != 0.0)
-            or any(w != "x" or i not in joint_q for w, i in prob.where)):
+            or any(w != "x" or i not in joint_q or i in driven_q for w, i in prob.where)):
         return None
     ep = EnergyProblem(prob)
     d = np.random.default_rng(1).standard_normal(z0.size)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.linalg import qr
 
 from ..exceptions import ParameterError
 from ..model.compiled import Model
+from ..spatial import quaternion
 
 __all__ = ["RANK_TOL", "STEP", "BudgetError", "Evaluator", "Problem", "at_bounds", "bounds",
            "dependent", "diagnosis", "newton", "rank"]
@@ -43,7 +45,9 @@ class Problem:
         Names of the free variables, in the order of ``z``.
     where : list of (str, int)
         For each free variable, the vector it sits in (``"x"``, ``"u"`` or ``"p"``) and its
-        index there.
+        index there; or ``("r", 3 s + c)``: component ``c`` of the attitude error ``δr`` of
+        the spherical joint whose quaternion starts at state ``s``, the quaternion being
+        ``q = q_x ⊗ exp(δr)`` with ``q_x`` the (normalised) quaternion held in :attr:`x`.
     eq_index : ndarray of int
         Indices of the states whose derivatives are the equations (the residual).
     """
@@ -77,8 +81,17 @@ class Problem:
         free_p = [k for k, (kind, _) in enumerate(self.where) if kind == "p"]
         P = (np.array(np.broadcast_to(self.p, (*batch, self.p.size)), dtype=dtype)
              if free_p else self.p)
+        errors: dict[int, Any] = {}
         for k, (kind, i) in enumerate(self.where):
-            {"x": X, "u": U, "p": P}[kind][..., i] = z[..., k]
+            if kind == "r":  # attitude error of a spherical joint: i = 3 q_start + component
+                start, comp = divmod(i, 3)
+                err = errors.setdefault(start, np.zeros((*batch, 3), dtype=dtype))
+                err[..., comp] = z[..., k]
+            else:
+                {"x": X, "u": U, "p": P}[kind][..., i] = z[..., k]
+        for start, err in errors.items():  # q = q_guess ⊗ exp(δr)
+            X[..., start:start + 4] = quaternion.multiply(
+                quaternion.normalize(self.x[start:start + 4]), quaternion.exp(err))
         return X, U, P
 
     def residual(self, z: np.ndarray) -> np.ndarray:

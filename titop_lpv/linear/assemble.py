@@ -17,7 +17,7 @@ import numpy as np
 from ..analysis.operating_point import OperatingPoint
 from ..model.compiled import Model
 from ..multibody.inverse_dynamics import mass_matrix
-from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
+from ..multibody.joints import FREE, KIND_NAMES, PRISMATIC, REVOLUTE, WELD
 from ..multibody.kinematics import kinematics
 from ..robust.atoms import UReal
 from ..robust.uss import USS
@@ -55,6 +55,8 @@ __all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
 
 _KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
 _EYE3 = np.eye(3)
+_BLOCK_KINDS = (FREE, WELD, REVOLUTE, PRISMATIC)
+DAMPING_LOAD = 3  # load kind of a damping load (multibody.tables.LoadTable)
 
 
 class _Leaves:
@@ -93,7 +95,8 @@ def check_model(model: Model, uncertain: Sequence[str]) -> None:
     ------
     BlockRouteError
         A loop-closure attachment point, a joint rotation or axis that depends on an
-        uncertain parameter.
+        uncertain parameter; a damping load; a joint kind without a linear block
+        (spherical, universal, driven), naming the body and the joint type.
     """
     problems = []
     index = {model.param_names.index(n) for n in uncertain}
@@ -110,6 +113,19 @@ def check_model(model: Model, uncertain: Sequence[str]) -> None:
         if used:
             problems.append(f"body {b!r}: the joint rotation or axis depends on the uncertain "
                             f"parameter(s) {used} (the joint geometry must be certain)")
+    if model.floating_base and model.attitude == "quaternion":
+        problems.append(f"body {model.body_names[0]!r}: a floating base with attitude = "
+                        "'quaternion' (use linearize, or attitude = 'euler')")
+    for k in np.flatnonzero(model.loads.kind == DAMPING_LOAD):
+        problems.append(f"body {model.body_names[int(model.loads.body[k])]!r}: a damping load "
+                        "(use linearize: the block route has no velocity-dependent load)")
+    for i, b in enumerate(model.body_names):
+        if int(model.kind[i]) not in _BLOCK_KINDS:
+            problems.append(f"body {b!r}: its {KIND_NAMES[int(model.kind[i])]!r} joint has no "
+                            "linear TITOP block yet (use linearize)")
+        elif model.qdd_column[i] >= 0:
+            problems.append(f"body {b!r}: its driven {KIND_NAMES[int(model.kind[i])]!r} joint "
+                            "(motion = 'input') has no linear TITOP block yet (use linearize)")
     if problems:
         raise BlockRouteError("the block route cannot build this model: " + "; ".join(problems))
 

@@ -7,6 +7,7 @@ from .compiled import Model
 from .description import (
     Body,
     Buoyancy,
+    Damping,
     Force,
     Free,
     Loop,
@@ -14,7 +15,9 @@ from .description import (
     Parameter,
     Prismatic,
     Revolute,
+    Spherical,
     Torque,
+    Universal,
     Weld,
     WrenchInput,
 )
@@ -24,6 +27,7 @@ from .writer import save_model
 __all__ = [
     "Body",
     "Buoyancy",
+    "Damping",
     "Force",
     "Free",
     "Loop",
@@ -32,10 +36,12 @@ __all__ = [
     "Parameter",
     "Prismatic",
     "Revolute",
+    "Spherical",
     "System",
     "TitopWarning",
     "Torque",
     "URDFModel",
+    "Universal",
     "Weld",
     "WrenchInput",
     "load_model",

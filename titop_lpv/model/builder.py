@@ -26,6 +26,7 @@ from .description import (
     LOAD_TYPES,
     Body,
     Buoyancy,
+    Damping,
     Force,
     Joint,
     Load,
@@ -235,6 +236,29 @@ class System:
             The :class:`Torque` record.
         """
         return self.load(Torque(body=body, torque=freeze(torque), frame=frame))
+
+    def damping(self, body: str, linear: Any = 0.0, angular: Any = 0.0,
+                point: str = "origin") -> Load:
+        """Add viscous damping against the inertial frame: ``−linear · v_point``, ``−angular · ω``.
+
+        Parameters
+        ----------
+        body : str
+            The body the load acts on.
+        linear : number or str
+            Translational coefficient [N s/m] (or a parameter name).
+        angular : number or str
+            Rotational coefficient [N m s/rad] (or a parameter name).
+        point : str
+            Where the force acts: ``"origin"``, ``"com"`` or a port.
+
+        Returns
+        -------
+        Load
+            The :class:`Damping` record.
+        """
+        return self.load(Damping(body=body, linear=freeze(linear), angular=freeze(angular),
+                                 point=point))
 
     def loop(self, a: str, b: str, *, stiffness: Any = (0.0,) * 6, damping: Any = (0.0,) * 6,
              name: str | None = None) -> Loop:

@@ -25,7 +25,7 @@ from ..multibody.dynamics import (
     kinematics,
     non_finite_error,
 )
-from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, WELD
+from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL, WELD, is_one_dof
 from ..multibody.tables import (
     LoadTable,
     LoopTable,
@@ -36,14 +36,38 @@ from ..multibody.tables import (
 )
 from ..multibody.tree import Tree
 from ..spatial.algebra import matvec
-from .description import Buoyancy, Description, Force, Free, Prismatic, Revolute, Weld
-from .signals import BASE_STATES, signal_names
+from .description import (
+    Buoyancy,
+    Damping,
+    Description,
+    Force,
+    Free,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Universal,
+    Weld,
+)
+from .joint_leaves import EXTRA_SLOTS, joint_leaves
+from .signals import (
+    BASE_QUATERNION_STATES,
+    BASE_STATES,
+    SPHERICAL_STATES,
+    UNIVERSAL_STATES,
+    signal_names,
+)
 from .validate import Plan, check
 
 __all__ = ["Model", "compile_system"]
 
-_KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC}
+_KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC,
+         Spherical: SPHERICAL, Universal: UNIVERSAL}
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
+def j_attitude(body: Any) -> str:
+    """The attitude states of a floating base: ``"euler"`` or ``"quaternion"``."""
+    return str(getattr(body.joint, "attitude", "euler"))
 
 
 class _Slots:
@@ -110,16 +134,22 @@ class Model(Tree):
         states, inputs, named_outputs = signal_names(bodies, list(s.inputs), list(s.outputs))
         sindex = {nm: k for k, nm in enumerate(states)}
         iindex = {nm: k for k, nm in enumerate(inputs)}
-        q_idx = [sindex.get(f"{b.name}_q", -1) if kind[i] >= REVOLUTE else -1
+        first_q = {REVOLUTE: ("q", "qd"), PRISMATIC: ("q", "qd"), SPHERICAL: ("qw", "wx"),
+                   UNIVERSAL: ("q1", "qd1")}
+        q_idx = [sindex[f"{b.name}_{first_q[kind[i]][0]}"] if kind[i] in first_q else -1
                  for i, b in enumerate(bodies)]
-        qd_idx = [q + 1 if q >= 0 else -1 for q in q_idx]
-        tau_col = [iindex.get(f"{b.name}_tau", -1) if kind[i] >= REVOLUTE else -1
+        qd_idx = [sindex[f"{b.name}_{first_q[kind[i]][1]}"] if kind[i] in first_q else -1
+                  for i, b in enumerate(bodies)]
+        tau_col = [iindex.get(f"{b.name}_tau", -1) if is_one_dof(kind[i]) else -1
+                   for i, b in enumerate(bodies)]
+        qdd_col = [iindex.get(f"{b.name}_qdd", -1) if is_one_dof(kind[i]) else -1
                    for i, b in enumerate(bodies)]
         base = sindex[f"{bodies[0].name}_vx"] if kind and kind[0] == FREE else -1
         base0: list[int] = []
         zero3 = slots.vec((0.0, 0.0, 0.0))
         i_mass, i_inertia, i_com, i_off, i_rot, i_axis = [], [], [], [], [], []
         i_scalar: dict[str, list[int]] = {k: [] for k in ("k", "d", "rest", "q0", "qd0")}
+        i_extra: list[list[int]] = []
         points: dict[tuple[str, str], list[int]] = {}
         for i, b in enumerate(bodies):
             j = b.joint
@@ -135,14 +165,17 @@ class Model(Tree):
             i_off.append(points[(plan.parent[b.name], pp)] if parent[i] >= 0 else zero3)
             rot = getattr(j, "rotation", None)
             i_rot.append(slots.mat(rot if rot is not None else _IDENTITY))
-            i_axis.append(slots.vec(j.axis) if kind[i] in (REVOLUTE, PRISMATIC)
-                          else slots.vec((0.0, 0.0, 1.0)))
+            axis = {REVOLUTE: "axis", PRISMATIC: "axis", UNIVERSAL: "axis2"}.get(kind[i])
+            i_axis.append(slots.vec(getattr(j, axis) if axis else (0.0, 0.0, 1.0)))
+            first, extra = joint_leaves(j)
             for key, attr in (("k", "stiffness"), ("d", "damping"), ("rest", "rest"),
                               ("q0", "q0"), ("qd0", "qd0")):
-                i_scalar[key].append(slots.add(getattr(j, attr, 0.0)))
+                i_scalar[key].append(slots.add(first.get(attr, getattr(j, attr, 0.0))))
+            i_extra.append(slots.vec(extra))
             if kind[i] == FREE:  # initial conditions in state order: v0, w0, position0, (φ, θ, ψ)
                 e = j.euler0
-                base0 = slots.vec((*j.v0, *j.w0, *j.position0, e[2], e[1], e[0]))
+                attitude = (j.q0 if j.attitude == "quaternion" else (e[2], e[1], e[0]))
+                base0 = slots.vec((*j.v0, *j.w0, *j.position0, *attitude))
 
         n_taus = sum(t >= 0 for t in tau_col)
         w_body = [bindex[item.body] for item in s.inputs]
@@ -159,6 +192,12 @@ class Model(Tree):
                 l_vec.append(zero3)
                 l_frame.append(False)
                 l_frac.append(slots.add(load.fraction))
+            elif isinstance(load, Damping):  # vec holds (c_v, c_ω, 0)
+                l_kind.append(3)
+                l_point.append(points[(load.body, load.point)])
+                l_vec.append(slots.vec((load.linear, load.angular, 0.0)))
+                l_frame.append(False)
+                l_frac.append(slots.add(0.0))
             else:
                 is_force = isinstance(load, Force)
                 l_kind.append(1 if is_force else 2)
@@ -188,17 +227,27 @@ class Model(Tree):
         for i, b in enumerate(bodies):
             lin = kind[i] == PRISMATIC
             if kind[i] == FREE:
+                quat = j_attitude(b) == "quaternion"
                 units.update({f"{b.name}_{q}": u for q, u in zip(
-                    BASE_STATES, ["m/s"] * 3 + ["rad/s"] * 3 + ["m"] * 3 + ["rad"] * 3)})
+                    BASE_QUATERNION_STATES if quat else BASE_STATES,
+                    ["m/s"] * 3 + ["rad/s"] * 3 + ["m"] * 3 + ([""] * 4 if quat else ["rad"] * 3))})
+            elif kind[i] == SPHERICAL:
+                units.update({f"{b.name}_{q}": u for q, u in zip(
+                    SPHERICAL_STATES, [""] * 4 + ["rad/s"] * 3)})
+            elif kind[i] == UNIVERSAL:
+                units.update({f"{b.name}_{q}": u for q, u in zip(
+                    UNIVERSAL_STATES, ["rad"] * 2 + ["rad/s"] * 2)})
             elif kind[i] != WELD:
                 units.update({f"{b.name}_q": "m" if lin else "rad",
                               f"{b.name}_qd": "m/s" if lin else "rad/s",
+                              f"{b.name}_qdd": "m/s^2" if lin else "rad/s^2",
                               f"{b.name}_tau": "N" if lin else "N m"})
         units.update({nm: ("N" if nm[-2] == "F" else "N m") for nm in inputs if nm[-2:-1] in "FT"
                       and nm[-1] in "xyz"})
         for typ, b_i, _p, _f, sl in out_spec:
             lin = kind[b_i] == PRISMATIC
-            unit = {"q": "m" if lin else "rad", "qd": "m/s" if lin else "rad/s",
+            unit = {"tau": "N" if lin else "N m", "q": "m" if lin else "rad",
+                    "qd": "m/s" if lin else "rad/s",
                     "qdd": "m/s^2" if lin else "rad/s^2", "position": "m", "attitude": "rad",
                     "velocity": "m/s", "angular_velocity": "rad/s",
                     "acceleration": "m/s^2"}[typ]
@@ -218,6 +267,8 @@ class Model(Tree):
             q_index=q_idx,
             qd_index=qd_idx,
             tau_column=tau_col,
+            qdd_column=qdd_col,
+            attitude=j_attitude(bodies[0]) if kind and kind[0] == FREE else "euler",
             base_index=base,
             slots=SlotIndex(
                 mass=readonly(i_mass, int),
@@ -228,6 +279,7 @@ class Model(Tree):
                 axis=readonly(i_axis, int),
                 gravity=readonly(slots.vec(s.gravity), int),
                 base0=readonly(base0, int),
+                extra=readonly(i_extra, int).reshape(-1, EXTRA_SLOTS),
                 **{k: readonly(v, int) for k, v in i_scalar.items()},
             ),
             loads=LoadTable(

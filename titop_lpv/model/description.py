@@ -13,18 +13,26 @@ its mass properties, ports and joint axis are given in that frame. ``rotation`` 
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, Protocol, Union
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
-import numpy as np
-
-Number = Union[float, str]  # noqa: UP007  a number or a parameter name
-Vector = tuple[Number, ...]
-Matrix = tuple[tuple[Number, ...], ...]
+from .joints import (
+    JOINT_TYPES,
+    Free,
+    Joint,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Universal,
+    Weld,
+)
+from .records import Matrix, Number, Record, Vector, freeze, plain, record_dict
 
 __all__ = [
+    "JOINT_TYPES",
     "Body",
     "Buoyancy",
+    "Damping",
     "Description",
     "Force",
     "Free",
@@ -35,9 +43,12 @@ __all__ = [
     "Parameter",
     "Prismatic",
     "Revolute",
+    "Spherical",
     "Torque",
+    "Universal",
     "Weld",
     "WrenchInput",
+    "freeze",
 ]
 
 OUTPUT_KINDS = (
@@ -53,50 +64,8 @@ OUTPUT_KINDS = (
 FRAMES = ("inertial", "body")
 
 
-def freeze(value: Any) -> Any:
-    """Turn array-likes into nested tuples; keep numbers, strings and other leaves as given."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, dict):
-        return {k: freeze(v) for k, v in value.items()}
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-class _Record:
-    """Frozen dataclass mixin: array-like fields are stored as nested tuples."""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):  # type: ignore[arg-type]
-            object.__setattr__(self, f.name, freeze(getattr(self, f.name)))
-
-
-def _record_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Fields of a record that differ from their defaults, as plain Python data."""
-    out: dict[str, Any] = {}
-    for f in fields(obj):
-        if f.name in skip:
-            continue
-        value = getattr(obj, f.name)
-        if value is None or (f.default is not MISSING and value == f.default):
-            continue
-        out[f.name] = _plain(value)
-    return out
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 @dataclass(frozen=True)
-class Parameter(_Record):
+class Parameter(Record):
     """A named model parameter.
 
     Attributes
@@ -119,148 +88,9 @@ class Parameter(_Record):
     description: str = ""
 
 
-@dataclass(frozen=True)
-class Joint(_Record):
-    """Base class of the joints; ``type`` is the schema's ``joint.type``."""
-
-    type: ClassVar[str] = ""
-
-    @property
-    def dof(self) -> int:
-        """Number of degrees of freedom of the joint."""
-        return {"free": 6, "weld": 0}.get(self.type, 1)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The joint as a schema dict (``{"type": ..., ...}``), defaults omitted."""
-        return {"type": self.type, **_record_dict(self)}
-
 
 @dataclass(frozen=True)
-class Free(Joint):
-    """Six-d.o.f. joint of a floating base (root body only).
-
-    Attributes
-    ----------
-    position0 : vector
-        Initial origin position ``IP`` [m], inertial frame.
-    euler0 : vector
-        Initial Euler angles ``[ψ, θ, φ]`` [rad] in the order the rotations are applied.
-    v0, w0 : vector
-        Initial twist of the origin (velocity [m/s], angular velocity [rad/s]), body frame.
-    """
-
-    type: ClassVar[str] = "free"
-    position0: Vector = (0.0, 0.0, 0.0)
-    euler0: Vector = (0.0, 0.0, 0.0)
-    v0: Vector = (0.0, 0.0, 0.0)
-    w0: Vector = (0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class Weld(Joint):
-    """Rigid connection, child frame at ``rotation = P_{a0/b}`` to its parent's port.
-
-    Attributes
-    ----------
-    rotation : matrix or None
-        ``P_{a0/b}``: child → parent coordinates (3×3 numbers or parameter names, a proper
-        rotation); ``None`` = identity.
-    """
-
-    type: ClassVar[str] = "weld"
-    rotation: Matrix | None = None
-
-
-@dataclass(frozen=True)
-class _OneDof(Joint):
-    """Common fields of revolute and prismatic joints.
-
-    The joint generalized force is ``τ = −stiffness (q − rest) − damping q̇ (+ u)``
-    where ``u`` is the input ``<body>_tau`` when ``actuated``.
-
-    Attributes
-    ----------
-    axis : vector
-        Joint axis in the child frame (normalised; non-zero). Default ``(0, 0, 1)``.
-    rotation : matrix or None
-        ``P_{a0/b}``: child → parent coordinates at ``q = 0`` (a proper rotation);
-        ``None`` = identity.
-    stiffness : number
-        Joint stiffness [N m/rad for a revolute joint, N/m for a prismatic one]. Default 0.
-    damping : number
-        Joint damping [N m s/rad, N s/m]. Default 0.
-    rest : number
-        Position ``q`` at which the spring is at rest [rad, m]. Default 0.
-    q0, qd0 : number
-        Initial joint position [rad, m] and rate [rad/s, m/s]. Default 0.
-    actuated : bool
-        Add the input ``<body>_tau`` (torque [N m] or force [N]). Default False.
-
-    Numbers may be parameter names.
-    """
-
-    axis: Vector = (0.0, 0.0, 1.0)
-    rotation: Matrix | None = None
-    stiffness: Number = 0.0
-    damping: Number = 0.0
-    rest: Number = 0.0
-    q0: Number = 0.0
-    qd0: Number = 0.0
-    actuated: bool = False
-
-
-@dataclass(frozen=True)
-class Revolute(_OneDof):
-    """Revolute joint about ``axis`` (child frame), eq. (16); ``q`` in rad, torque in N m.
-
-    Attributes
-    ----------
-    axis, rotation, stiffness, damping, rest, q0, qd0, actuated
-        As in :class:`Prismatic`, with angles in rad, rates in rad/s, stiffness in N m/rad,
-        damping in N m s/rad.
-    """
-
-    type: ClassVar[str] = "revolute"
-
-
-@dataclass(frozen=True)
-class Prismatic(_OneDof):
-    """Prismatic joint along ``axis`` (child frame), eq. (24); ``q`` in m, force in N.
-
-    The joint force is ``τ = −stiffness (q − rest) − damping q̇ (+ u)`` where ``u`` is the
-    input ``<body>_tau`` when ``actuated``.
-
-    Attributes
-    ----------
-    axis : vector
-        Joint axis in the child frame (normalised; non-zero). Default ``(0, 0, 1)``.
-    rotation : matrix or None
-        ``P_{a0/b}``: child → parent coordinates at ``q = 0`` (a proper rotation);
-        ``None`` = identity.
-    stiffness : number
-        Joint stiffness [N/m]. Default 0.
-    damping : number
-        Joint damping [N s/m]. Default 0.
-    rest : number
-        Position ``q`` at which the spring is at rest [m]. Default 0.
-    q0, qd0 : number
-        Initial joint position [m] and rate [m/s]. Default 0.
-    actuated : bool
-        Add the input ``<body>_tau`` (force [N]). Default False.
-
-    Numbers may be parameter names.
-    """
-
-    type: ClassVar[str] = "prismatic"
-
-
-JOINT_TYPES: dict[str, type[Joint]] = {
-    cls.type: cls for cls in (Free, Weld, Revolute, Prismatic)
-}
-
-
-@dataclass(frozen=True)
-class Body(_Record):
+class Body(Record):
     """A rigid body and the joint that attaches it to its parent.
 
     Attributes
@@ -297,16 +127,16 @@ class Body(_Record):
         out["joint"] = self.joint.to_dict()
         out["mass"] = self.mass
         if self.inertia is not None:
-            out["inertia"] = _plain(self.inertia)
+            out["inertia"] = plain(self.inertia)
         if tuple(self.com) != (0.0, 0.0, 0.0):
-            out["com"] = _plain(self.com)
+            out["com"] = plain(self.com)
         if self.ports:
-            out["ports"] = _plain(self.ports)
+            out["ports"] = plain(self.ports)
         return out
 
 
 @dataclass(frozen=True)
-class Load(_Record):
+class Load(Record):
     """Base class of the constant external loads.
 
     Attributes
@@ -320,7 +150,7 @@ class Load(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         """The load as a schema dict."""
-        return {"type": self.type, "body": self.body, **_record_dict(self, skip=("body",))}
+        return {"type": self.type, "body": self.body, **record_dict(self, skip=("body",))}
 
 
 @dataclass(frozen=True)
@@ -383,11 +213,40 @@ class Torque(Load):
     frame: str = "inertial"
 
 
-LOAD_TYPES: dict[str, type[Load]] = {cls.type: cls for cls in (Buoyancy, Force, Torque)}
+@dataclass(frozen=True)
+class Damping(Load):
+    """Viscous damping of a body against the inertial frame (air drag of a slow balloon).
+
+    The force ``F = −linear · v_C`` acts at ``point`` ``C`` (``v_C``: velocity of ``C``
+    relative to the inertial frame) and the torque ``T = −angular · ω`` (``ω``: angular
+    velocity of the body relative to the inertial frame); both are isotropic, so their
+    frame does not matter. The load dissipates energy.
+
+    Attributes
+    ----------
+    body : str
+        The body the load acts on.
+    linear : number
+        Translational damping coefficient ``c_v`` [N s/m] (number or parameter name).
+        Default 0.
+    angular : number
+        Rotational damping coefficient ``c_ω`` [N m s/rad] (number or parameter name).
+        Default 0.
+    point : str
+        ``"origin"`` (default), ``"com"`` or a port of the body: where the force acts.
+    """
+
+    type: ClassVar[str] = "damping"
+    linear: Number = 0.0
+    angular: Number = 0.0
+    point: str = "origin"
+
+
+LOAD_TYPES: dict[str, type[Load]] = {cls.type: cls for cls in (Buoyancy, Force, Torque, Damping)}
 
 
 @dataclass(frozen=True)
-class Loop(_Record):
+class Loop(Record):
     """Loop-closure spring-damper between two points (paper §3.4, block ``L_C^A``).
 
     It closes a kinematic loop of the tree compliantly: the relative motion of point ``b``
@@ -432,11 +291,11 @@ class Loop(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         """The loop as a schema dict."""
-        return {"a": self.a, "b": self.b, **_record_dict(self, skip=("a", "b"))}
+        return {"a": self.a, "b": self.b, **record_dict(self, skip=("a", "b"))}
 
 
 @dataclass(frozen=True)
-class WrenchInput(_Record):
+class WrenchInput(Record):
     """An external wrench input at a point of a body.
 
     Adds the six inputs ``<body>_<point>_Fx, …_Fy, …_Fz, …_Tx, …_Ty, …_Tz`` (force [N]
@@ -459,11 +318,11 @@ class WrenchInput(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         """The input as a schema dict."""
-        return {"body": self.body, **_record_dict(self, skip=("body",))}
+        return {"body": self.body, **record_dict(self, skip=("body",))}
 
 
 @dataclass(frozen=True)
-class Output(_Record):
+class Output(Record):
     """A sensor.
 
     ``type`` is one of ``q``, ``qd``, ``qdd`` (joint of ``body``), ``position`` (of
@@ -496,7 +355,7 @@ class Output(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         """The output as a schema dict."""
-        return {"type": self.type, "body": self.body, **_record_dict(self, ("type", "body"))}
+        return {"type": self.type, "body": self.body, **record_dict(self, ("type", "body"))}
 
 
 class Description(Protocol):

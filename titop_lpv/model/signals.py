@@ -2,6 +2,8 @@
 
 Names join the body (or output) name and the quantity with ``_``: ``b_vx … b_psi`` for a
 floating base, ``c_q``, ``c_qd`` for a one-d.o.f. joint, ``c_tau`` for its actuator,
+``s_qw s_qx s_qy s_qz s_wx s_wy s_wz`` for a spherical joint, ``u_q1 u_q2 u_qd1 u_qd2`` for a
+universal joint, the input ``d_qdd`` and output ``d_tau`` of a driven joint,
 ``b_<point>_Fx … _Tz`` for a wrench input, ``<prefix>_x`` … for outputs.
 """
 
@@ -11,9 +13,13 @@ from collections import Counter
 
 from .description import Body, Free, Output, WrenchInput
 
-__all__ = ["BASE_STATES", "WRENCH_INPUTS", "collisions", "signal_names"]
+__all__ = ["BASE_QUATERNION_STATES", "BASE_STATES", "SPHERICAL_STATES", "UNIVERSAL_STATES",
+           "WRENCH_INPUTS", "collisions", "driven", "signal_names"]
 
 BASE_STATES = ("vx", "vy", "vz", "wx", "wy", "wz", "x", "y", "z", "phi", "theta", "psi")
+BASE_QUATERNION_STATES = (*BASE_STATES[:9], "qw", "qx", "qy", "qz")
+SPHERICAL_STATES = ("qw", "qx", "qy", "qz", "wx", "wy", "wz")
+UNIVERSAL_STATES = ("q1", "q2", "qd1", "qd2")
 WRENCH_INPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
 SUFFIX = {
     "position": ("x", "y", "z"),
@@ -32,12 +38,29 @@ def default_outputs(bodies: list[Body]) -> list[Output]:
             specs += [Output("position", b.name), Output("attitude", b.name)]
         elif b.joint.dof == 1:
             specs.append(Output("q", b.name))
+        elif b.joint.type == "spherical":
+            specs.append(Output("attitude", b.name))
     return specs
+
+
+def driven(body: Body) -> bool:
+    """True for a revolute/prismatic joint with ``motion = "input"`` (a driven joint).
+
+    Parameters
+    ----------
+    body : Body
+        A body record.
+
+    Returns
+    -------
+    bool
+    """
+    return getattr(body.joint, "motion", "free") == "input"
 
 
 def output_names(out: Output) -> list[str]:
     """Signal names of one output spec."""
-    if out.type in ("q", "qd", "qdd"):
+    if out.type in ("q", "qd", "qdd", "tau"):
         return [out.name or f"{out.body}_{out.type}"]
     at_body = out.point == "origin" or out.type in ("attitude", "angular_velocity")
     prefix = out.name or (out.body if at_body else f"{out.body}_{out.point}")
@@ -66,22 +89,32 @@ def signal_names(
     inputs : list of str
         The input names: joint torques/forces, then wrench components.
     outputs : list of (Output, list of str)
-        Each sensor with its signal names.
+        Each sensor with its signal names; then, for each driven joint, a ``tau`` output
+        ``<body>_tau`` (the force/torque that drives it).
     """
     states: list[str] = []
     taus: list[str] = []
     for b in bodies:
         if isinstance(b.joint, Free):
-            states += [f"{b.name}_{q}" for q in BASE_STATES]
+            names = (BASE_QUATERNION_STATES if getattr(b.joint, "attitude", "euler")
+                     == "quaternion" else BASE_STATES)
+            states += [f"{b.name}_{q}" for q in names]
         elif b.joint.dof == 1:
             states += [f"{b.name}_q", f"{b.name}_qd"]
-            if getattr(b.joint, "actuated", False):
+            if driven(b):
+                taus.append(f"{b.name}_qdd")
+            elif getattr(b.joint, "actuated", False):
                 taus.append(f"{b.name}_tau")
+        elif b.joint.type == "spherical":
+            states += [f"{b.name}_{q}" for q in SPHERICAL_STATES]
+        elif b.joint.type == "universal":
+            states += [f"{b.name}_{q}" for q in UNIVERSAL_STATES]
     wrenches: list[str] = []
     for item in inputs:
         prefix = item.body if item.point == "origin" else f"{item.body}_{item.point}"
         wrenches += [f"{prefix}_{c}" for c in WRENCH_INPUTS]
     specs = list(outputs) or default_outputs(bodies)
+    specs += [Output("tau", b.name) for b in bodies if b.joint.dof == 1 and driven(b)]
     return states, taus + wrenches, [(o, output_names(o)) for o in specs]
 
 

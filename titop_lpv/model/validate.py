@@ -32,10 +32,13 @@ from .description import (
     OUTPUT_KINDS,
     Body,
     Buoyancy,
+    Damping,
     Description,
     Force,
     Free,
+    Spherical,
     Torque,
+    Universal,
     Weld,
 )
 from .signals import collisions, signal_names
@@ -230,6 +233,9 @@ class _Checker:
                 stacklevel=_user_stacklevel(),
             )
 
+    def _multi_dof_joint(self, j: Spherical | Universal, w: str) -> None:
+        _check_multi_dof(self, j, w)
+
     def joint(self, b: Body, is_root: bool) -> None:
         j = b.joint
         w = f"body {b.name!r}: joint"
@@ -239,10 +245,25 @@ class _Checker:
                                      f"(hanging from the world), but parent is {b.parent!r}")
             for key in ("position0", "euler0", "v0", "w0"):
                 self.vector(getattr(j, key), f"{w}.{key}")
+            if j.attitude not in ("euler", "quaternion"):
+                self.problems.append(f"{w}.attitude: must be 'euler' or 'quaternion', got "
+                                     f"{j.attitude!r}")
+            quat = self.vector(j.q0, f"{w}.q0", n=4)
+            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
+                self.problems.append(f"{w}.q0: a quaternion (w, x, y, z) must not be zero, "
+                                     f"got {quat.tolist()}")
             return
         self.rotation(j.rotation, f"{w}.rotation")
         if isinstance(j, Weld):
             return
+        if isinstance(j, (Spherical, Universal)):
+            self._multi_dof_joint(j, w)
+            return
+        if j.motion not in ("free", "input"):
+            self.problems.append(f"{w}.motion: must be 'free' or 'input', got {j.motion!r}")
+        elif j.motion == "input" and j.actuated is True:
+            self.problems.append(f"{w}: a driven joint (motion = 'input') cannot also be "
+                                 "actuated: its force is an output")
         axis = self.vector(j.axis, f"{w}.axis")
         if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
             self.problems.append(f"{w}.axis: zero-length axis {axis.tolist()}")
@@ -250,6 +271,33 @@ class _Checker:
             self.number(getattr(j, key), f"{w}.{key}")
         if not isinstance(j.actuated, bool):
             self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
+
+
+def _check_multi_dof(c: _Checker, j: Spherical | Universal, w: str) -> None:
+    """Fields of a spherical or universal joint."""
+    p = c.problems
+    if isinstance(j, Spherical):
+        for key in ("stiffness", "damping"):
+            val = c.number(getattr(j, key), f"{w}.{key}")
+            if val is not None and val < 0:
+                p.append(f"{w}.{key}: must be >= 0, got {val}")
+        for key in ("rest", "q0"):
+            quat = c.vector(getattr(j, key), f"{w}.{key}", n=4)
+            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
+                p.append(f"{w}.{key}: a quaternion (w, x, y, z) must not be zero, "
+                         f"got {quat.tolist()}")
+        c.vector(j.w0, f"{w}.w0")
+        return
+    for key in ("axis1", "axis2"):
+        axis = c.vector(getattr(j, key), f"{w}.{key}")
+        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
+            p.append(f"{w}.{key}: zero-length axis {axis.tolist()}")
+    for key in ("stiffness", "damping", "rest", "q0", "qd0"):
+        val = getattr(j, key)
+        if isinstance(val, tuple):
+            c.vector(val, f"{w}.{key}", n=2)
+        else:
+            c.number(val, f"{w}.{key}")
 
 
 def _shown(value: Any) -> str:
@@ -476,6 +524,12 @@ def check(system: Description) -> Plan:
             point_ok(load.body, "origin", w)
             c.vector(load.torque, f"{w}: torque")
             c.frame(load.frame, w)
+        elif isinstance(load, Damping):
+            point_ok(load.body, load.point, w)
+            for key in ("linear", "angular"):
+                val = c.number(getattr(load, key), f"{w}: {key}")
+                if val is not None and val < 0:
+                    p.append(f"{w}: {key} must be >= 0 (a damping coefficient), got {val}")
     for k, loop in enumerate(s.loops):
         w = f"loops[{k}] ({loop.label!r})"
         ends = []

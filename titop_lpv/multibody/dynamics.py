@@ -30,7 +30,16 @@ from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec, transpose
 from ..spatial.euler import dcm_to_euler, euler_rates_matrix
 from . import kernel
-from .joints import FREE, REVOLUTE
+from .diagnostics import non_finite_error, slot_label
+from .joint_laws import (
+    condense_multi,
+    driven_wrench,
+    multi_dof_accelerations,
+    multi_dof_derivatives,
+    multi_dof_forces,
+    quaternion_rates,
+)
+from .joints import FREE, is_one_dof
 from .kinematics import Kinematics, kinematics
 from .loops import loop_wrenches
 from .tables import Physics
@@ -64,7 +73,16 @@ def _external_wrenches(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarra
         vec = np.where(lds.body_frame[:, None], vec, np.einsum("...ji,...j->...i", Pl, vec))
         is_torque = (lds.kind == 2)[:, None]
         F = np.where(is_torque, 0.0, vec)
-        T = np.where(is_torque, vec, 0.0) + cross(ph.load_point, F)
+        T = np.where(is_torque, vec, 0.0)
+        is_damping = lds.kind == 3
+        if np.any(is_damping):  # −c_v v_C at the point C, −c_ω ω (vec = (c_v, c_ω, 0))
+            tw_l = np.stack([kin.tw[b] for b in lds.body], axis=-2)
+            w_l = tw_l[..., 3:]
+            v_c = tw_l[..., :3] + cross(w_l, ph.load_point)
+            damp = is_damping[:, None]
+            F = np.where(damp, -ph.load_vec[..., 0:1] * v_c, F)
+            T = np.where(damp, -ph.load_vec[..., 1:2] * w_l, T)
+        T = T + cross(ph.load_point, F)
         W = W + _scatter(np.concatenate((F, T), axis=-1), lds.body, n)
     wi = model.wrench_inputs
     if wi.body.size:
@@ -142,7 +160,7 @@ def joint_forces(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
     ndarray (..., n_bodies)
     """
     ph = kin.phys
-    one = model.kind >= REVOLUTE
+    one = is_one_dof(model.kind)
     f = np.where(one, -ph.k * (kin.q - ph.rest) - ph.d * kin.qd, 0.0)
     act = model.tau_column >= 0
     if np.any(act):
@@ -157,17 +175,27 @@ def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
     n = len(model.body_names)
     _, p = bias_wrenches(model, kin, u)
     tau_j = joint_forces(model, kin, u)
+    tau_m = multi_dof_forces(model, x, kin)
     IA = [ph.D[..., i, :, :] for i in range(n)]
     pA = [p[..., i, :] for i in range(n)]
     U: list[Any] = [None] * n
     J: list[Any] = [None] * n
     uu: list[Any] = [None] * n
+    qdd = np.zeros((*kin.batch, n), dtype=np.result_type(kin.dtype, u))
+    drv = model.qdd_column
     # tips -> root: condense each subtree into its parent port
     for i in range(n - 1, -1, -1):
         kind = model.kind[i]
         if kind == FREE:
             continue
-        if kind >= REVOLUTE:
+        if drv[i] >= 0:  # driven: q̈ is the input, the subtree passes unreduced
+            qdd[..., i] = u[..., drv[i]]
+            Ia = IA[i]
+            pa = pA[i] + matvec(Ia, kin.c[i] + ph.S[..., i, :] * qdd[..., i, None])
+        elif i in kin.S:
+            Ia, pa, U[i], J[i], uu[i] = condense_multi(model.body_names[i], IA[i], pA[i],
+                                                       kin.S[i], kin.c[i], tau_m[i])
+        elif is_one_dof(kind):
             S = ph.S[..., i, :]
             U[i] = matvec(IA[i], S)
             J[i] = dot(S, U[i])
@@ -187,7 +215,8 @@ def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
             pA[par] = pA[par] + matvec(XT, pa)
     # root -> tips: accelerations
     acc: list[Any] = [None] * n
-    qdd = np.zeros((*kin.batch, n), dtype=np.result_type(kin.dtype, u))
+    qdd_multi: dict[int, Any] = {}
+    tau_drv: dict[int, Any] = {}
     zero6 = np.zeros((*kin.batch, 6), dtype=qdd.dtype)
     for i in range(n):
         kind = model.kind[i]
@@ -201,21 +230,29 @@ def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
             continue
         par = model.parent[i]
         a1 = (matvec(kin.X[i], acc[par]) if par >= 0 else zero6) + kin.c[i]
-        if kind >= REVOLUTE:
+        if drv[i] >= 0:
+            acc[i] = a1 + ph.S[..., i, :] * qdd[..., i, None]
+            tau_drv[i] = driven_wrench(IA[i], pA[i], ph.S[..., i, :], acc[i])
+        elif i in kin.S:
+            qdd_multi[i] = multi_dof_accelerations(U[i], J[i], uu[i], a1)
+            acc[i] = a1 + matvec(kin.S[i], qdd_multi[i])
+        elif is_one_dof(kind):
             qdd[..., i] = (uu[i] - dot(U[i], a1)) / J[i]
             acc[i] = a1 + ph.S[..., i, :] * qdd[..., i, None]
         else:
             acc[i] = a1
     kin.acc = acc
     kin.qdd = qdd
-    kin.J = J
+    kin.J = [j if i not in kin.S else None for i, j in enumerate(J)]
     kin.u = u
+    kin.qdd_multi = qdd_multi
+    kin.tau = tau_drv
     return kin
 
 
 def _state_derivative(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray:
     xdot = np.zeros((*kin.batch, model.n_states), dtype=kin.qdd.dtype)
-    one = model.kind >= REVOLUTE
+    one = is_one_dof(model.kind)
     xdot[..., model.q_index[one]] = kin.qd[..., one]
     xdot[..., model.qd_index[one]] = kin.qdd[..., one]
     if model.base_index >= 0:
@@ -223,8 +260,13 @@ def _state_derivative(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray
         tw = kin.tw[0]
         xdot[..., b:b + 6] = kin.acc[0]
         xdot[..., b + 6:b + 9] = matvec(kin.P[0], tw[..., :3])  # IṖ = P_{b/i} v
-        Gamma = euler_rates_matrix(x[..., b + 9:b + 12], model.euler)
-        xdot[..., b + 9:b + 12] = matvec(Gamma, tw[..., 3:])  # Θ̇ = Γ(Θ) ω
+        if model.attitude == "quaternion":  # q̇ = ½ q ⊗ (0, ω) + ½ λ (1 − |q|²) q
+            xdot[..., b + 9:b + 13] = quaternion_rates(x[..., b + 9:b + 13], tw[..., 3:])
+        else:
+            Gamma = euler_rates_matrix(x[..., b + 9:b + 12], model.euler)
+            xdot[..., b + 9:b + 12] = matvec(Gamma, tw[..., 3:])  # Θ̇ = Γ(Θ) ω
+    if kin.S:
+        multi_dof_derivatives(model, x, kin, xdot)
     return xdot
 
 
@@ -353,7 +395,7 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
     """
     x, u = state_and_input(model, x, u)
     ph = model.physics(params)
-    if any(spec.kind in ("qdd", "acceleration") for spec in model.output_specs):
+    if any(spec.kind in ("qdd", "acceleration", "tau") for spec in model.output_specs):
         kin = _forward(model, x, u, ph)
     else:
         kin = kinematics(model, x, phys=ph)
@@ -363,8 +405,11 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
         if typ in ("q", "qd", "qdd"):
             cols.append(getattr(kin, typ)[..., b, None])
             continue
+        if typ == "tau":  # the force that drives a driven joint
+            cols.append(kin.tau[b][..., None])
+            continue
         if typ == "attitude":
-            if model.kind[b] == FREE:
+            if model.kind[b] == FREE and model.attitude == "euler":
                 cols.append(np.broadcast_to(x[..., model.base_index + 9:model.base_index + 12],
                                             (*kin.batch, 3)))
             else:
@@ -425,7 +470,7 @@ def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any 
     acc_c = np.concatenate((acc[..., :3] + cross(acc[..., 3:], pt), acc[..., 3:]), -1)
     tw_c = np.concatenate((tw[..., :3] + cross(tw[..., 3:], pt), tw[..., 3:]), -1)
     pos = kin.r[b] + matvec(kin.P[b], pt)
-    if model.kind[b] == FREE:
+    if model.kind[b] == FREE and model.attitude == "euler":
         theta = np.broadcast_to(x[..., model.base_index + 9:model.base_index + 12], pos.shape)
     else:
         theta = dcm_to_euler(kin.P[b], model.euler)
@@ -433,87 +478,6 @@ def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any 
     if not np.isfinite(m).all():
         raise non_finite_error(model, x, u, ph, m, "motion vector of", (f"{body}.{point}",) * 18)
     return m
-
-
-def slot_label(model: Tree, slot: int) -> str:
-    """What a slot of the model's slot vector holds, for messages (``body 'b' com``, ...).
-
-    Parameters
-    ----------
-    model : Tree
-        The compiled tree.
-    slot : int
-        Index into its slot vector.
-
-    Returns
-    -------
-    str
-        The body and field, port, gravity, load or loop, and the parameter it reads.
-    """
-    s, label = model.slots, f"slot {slot}"
-    fields = {"mass": "mass", "inertia": "inertia", "com": "com", "rot": "joint rotation",
-              "axis": "joint axis", "k": "joint stiffness", "d": "joint damping",
-              "rest": "joint rest position"}
-    hits = [(f"body {model.body_names[int(np.argwhere(getattr(s, f) == slot)[0][0])]!r} {what}")
-            for f, what in fields.items() if np.any(getattr(s, f) == slot)]
-    hits += [f"body {b!r} port {p!r}" for (b, p), idx in model.points.items()
-             if p not in ("origin", "com") and np.any(idx == slot)]
-    hits += ["gravity"] * bool(np.any(s.gravity == slot))
-    hits += [f"load {k} on body {model.body_names[b]!r}" for k, b in enumerate(model.loads.body)
-             if np.any(model.loads.vec[k] == slot)]
-    hits += [f"loop {nm!r}" for k, nm in enumerate(model.loops.names)
-             if np.any(model.loops.k[k] == slot) or np.any(model.loops.d[k] == slot)]
-    label = hits[0] if hits else label
-    p = int(model.slot_param[slot])
-    return label + (f" (parameter {model.param_names[p]!r})" if p >= 0 else "")
-
-
-def non_finite_error(model: Tree, x: Any, u: Any, ph: Physics, out: np.ndarray, what: str,
-                     names: tuple[str, ...]) -> DynamicsError:
-    """The error for a NaN or infinite result: its non-finite argument, else its largest data.
-
-    Parameters
-    ----------
-    model : Tree
-        The compiled tree.
-    x, u : array_like (..., n_states), (..., n_inputs) or None
-        The state(s) and input(s) evaluated.
-    ph : Physics
-        The physical data evaluated.
-    out : ndarray (..., len(names))
-        The result, with some NaN or infinite entry.
-    what : str
-        What the result is, put before the entry's name (``"d/dt"``, ``"output"``).
-    names : tuple of str
-        Name of each entry of the result's last axis.
-
-    Returns
-    -------
-    DynamicsError
-        Naming the first non-finite state or input, or (all finite) the first non-finite
-        entry of the result with the largest state and the largest physical datum.
-    """
-    head = f"model {model.name!r}"
-    for arg, arg_names, kind in ((x, model.state_names, "state"),
-                                 (u, model.input_names, "input")):
-        if arg is None or np.size(arg) == 0:
-            continue
-        arg = np.asarray(arg)
-        bad = np.argwhere(~np.isfinite(arg))
-        if bad.size:
-            return DynamicsError(f"{head}: {kind} {arg_names[int(bad[0][-1])]!r} = "
-                                 f"{arg[tuple(bad[0])]}: the evaluation needs finite values")
-    k = np.argwhere(~np.isfinite(out))[0]
-    xs = np.abs(np.real(np.asarray(x))).reshape(-1, model.n_states)
-    vals = np.abs(np.real(ph.vals)).reshape(-1, ph.vals.shape[-1])
-    big_x = np.unravel_index(int(np.argmax(xs)), xs.shape) if xs.size else None
-    big_s = np.unravel_index(int(np.argmax(vals)), vals.shape) if vals.size else None
-    largest = ([f"state {model.state_names[big_x[1]]!r} = {xs[big_x]:.3g}"] if big_x else []) + (
-        [f"{slot_label(model, int(big_s[1]))} = {vals[big_s]:.3g}"] if big_s else [])
-    return DynamicsError(
-        f"{head}: {what} {names[int(k[-1])]} = {out[tuple(k)]} from finite state, input and "
-        f"parameters (overflow or total loss of precision); largest magnitudes: "
-        f"{', '.join(largest)}")
 
 
 def joint_inertia_problems(model: Tree, rtol: float = 1e-12) -> list[str]:

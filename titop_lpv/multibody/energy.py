@@ -7,20 +7,24 @@ from typing import Any
 import numpy as np
 
 from ..spatial.algebra import cross, dot, matvec
-from .kinematics import kinematics
+from ..spatial.quaternion import conjugate, log, multiply, normalize
+from .joints import SPHERICAL, UNIVERSAL, is_one_dof
+from .kinematics import Kinematics, kinematics
 from .loops import loop_potential
 from .tree import Tree
 
-__all__ = ["center_of_mass", "energy", "momentum"]
+__all__ = ["center_of_mass", "energy", "momentum", "multi_dof_potential"]
 
 
 def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Kinetic and potential energy [J].
 
-    The potential holds gravity, the joint springs, the loop-closure springs
+    The potential holds gravity, the joint springs (a spherical joint's ``½ k |θ|²``, θ the
+    rotation vector from its rest attitude), the loop-closure springs
     (:mod:`titop_lpv.multibody.loops`), buoyancy and constant inertial-frame forces (``−F · r``).
     Constant torques and body-frame loads have no potential and are not included; with
-    them, the total is not conserved.
+    them, the total is not conserved. Damping loads dissipate: with them (and no other
+    non-conservative load) the total decreases.
 
     Parameters
     ----------
@@ -44,10 +48,13 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
     Pall = np.stack(kin.P, axis=-3)
     r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
     potential = -np.sum(ph.mass * dot(r_com, ph.gravity[..., None, :]), axis=-1)
-    potential = potential + 0.5 * np.sum(ph.k * (kin.q - ph.rest) ** 2, axis=-1)
+    one = is_one_dof(model.kind)
+    potential = potential + 0.5 * np.sum(np.where(one, ph.k * (kin.q - ph.rest) ** 2, 0.0),
+                                         axis=-1)
+    potential = potential + multi_dof_potential(model, np.asarray(x), kin)
     lds = model.loads
     for k, b in enumerate(lds.body):
-        if lds.kind[k] == 2 or lds.body_frame[k]:
+        if lds.kind[k] >= 2 or lds.body_frame[k]:  # torques and damping: no potential
             continue
         F = (-(ph.load_fraction[..., k] * ph.total_mass)[..., None] * ph.gravity
              if lds.kind[k] == 0 else ph.load_vec[..., k, :])
@@ -113,3 +120,32 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     p_in = matvec(Pall, p_body)
     h_in = cross(r_com, p_in) + matvec(Pall, matvec(inertia, w))
     return np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)
+
+
+def multi_dof_potential(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray:
+    """Potential of the springs of the spherical and universal joints [J], shape (...).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree.
+    x : ndarray (..., n_states)
+        States.
+    kin : Kinematics
+        The motion at ``x``.
+
+    Returns
+    -------
+    ndarray (...)
+    """
+    ph = kin.phys
+    total = np.zeros(kin.batch, dtype=kin.dtype)
+    for i in kin.S:
+        qi, ex = int(model.q_index[i]), ph.extra[..., i, :]
+        if model.kind[i] == SPHERICAL:
+            theta = log(multiply(conjugate(normalize(ex[..., 0:4])), x[..., qi:qi + 4]))
+            total = total + 0.5 * ph.k[..., i] * dot(theta, theta)
+        elif model.kind[i] == UNIVERSAL:
+            total = total + 0.5 * (ph.k[..., i] * (x[..., qi] - ph.rest[..., i]) ** 2
+                                   + ex[..., 3] * (x[..., qi + 1] - ex[..., 5]) ** 2)
+    return total

@@ -16,7 +16,8 @@ import numpy as np
 from ..exceptions import ShapeError
 from ..spatial.algebra import dot, matvec, transpose
 from .dynamics import bias_wrenches, joint_forces, state_and_input
-from .joints import FREE, REVOLUTE
+from .joint_laws import multi_dof_forces
+from .joints import FREE, is_one_dof
 from .kinematics import Kinematics, kinematics
 from .tree import Tree
 
@@ -51,8 +52,10 @@ class InverseDynamics:
         ``Q = M ν̇ + h``: base wrench at the base origin (body frame, N and N m) then the
         force/torque each joint must transmit along its axis (N or N m). ``h`` holds the
         Coriolis/centrifugal terms, gravity, the constant loads and the wrench inputs.
-    actuation : ndarray, shape (..., n_joints)
-        The joint effort beyond the springs and dampers: what the ``b_tau`` inputs must be.
+    actuation : ndarray, shape (..., n_v − 6 or n_v)
+        The joint effort beyond the springs and dampers, per joint rate: what the ``b_tau``
+        inputs must be (a driven joint's ``b_tau`` output; a spherical joint: the torque
+        [N m] in the child frame, a universal joint: one torque per axis).
     base_wrench : ndarray, shape (..., 6)
         ``[F; T]`` to apply at the floating base origin (zeros for a fixed base).
     """
@@ -63,15 +66,24 @@ class InverseDynamics:
     base_wrench: np.ndarray
 
 
+def _columns(model: Tree) -> dict[int, slice]:
+    """Columns of each moving joint's rates in ν (after the base twist, if floating)."""
+    off = 6 if model.floating_base else 0
+    cols: dict[int, slice] = {}
+    for i in range(len(model.body_names)):
+        if model.kind[i] != FREE and model.nv[i]:
+            cols[i] = slice(off, off + int(model.nv[i]))
+            off += int(model.nv[i])
+    return cols
+
+
 def _rnea(model: Tree, kin: Kinematics, nudot: np.ndarray, u: np.ndarray,
           bias: bool) -> np.ndarray:
     """Recursive Newton–Euler: generalized forces (..., n_v) for accelerations ν̇."""
     n = len(model.body_names)
     ph = kin.phys
     _, p = bias_wrenches(model, kin, u, gravity_and_loads=bias)
-    one = np.flatnonzero(model.kind >= REVOLUTE)
-    col = {b: k for k, b in enumerate(one)}
-    off = 6 if model.floating_base else 0
+    cols = _columns(model)
     batch = np.broadcast_shapes(kin.batch, nudot.shape[:-1])
     zero6 = np.zeros((*batch, 6))
     f: list[Any] = [None] * n
@@ -81,16 +93,21 @@ def _rnea(model: Tree, kin: Kinematics, nudot: np.ndarray, u: np.ndarray,
         else:
             par = model.parent[i]
             a = (matvec(kin.X[i], f[par][1]) if par >= 0 else zero6) + kin.c[i]
-            if model.kind[i] >= REVOLUTE:
-                a = a + ph.S[..., i, :] * nudot[..., off + col[i], None]
+            if i in kin.S:
+                a = a + matvec(kin.S[i], nudot[..., cols[i]])
+            elif is_one_dof(model.kind[i]):
+                a = a + ph.S[..., i, :] * nudot[..., cols[i].start, None]
         f[i] = [matvec(ph.D[..., i, :, :], a) + p[..., i, :], a]
-    out = np.zeros((*batch, off + len(one)), dtype=np.result_type(nudot, p))
+    n_v = 6 * model.floating_base + sum(c.stop - c.start for c in cols.values())
+    out = np.zeros((*batch, n_v), dtype=np.result_type(nudot, p))
     for i in range(n - 1, -1, -1):
         wrench = f[i][0]
         if model.kind[i] == FREE:
             out[..., :6] = wrench
-        elif model.kind[i] >= REVOLUTE:
-            out[..., off + col[i]] = dot(ph.S[..., i, :], wrench)
+        elif i in kin.S:
+            out[..., cols[i]] = matvec(transpose(kin.S[i]), wrench)
+        elif is_one_dof(model.kind[i]):
+            out[..., cols[i].start] = dot(ph.S[..., i, :], wrench)
         par = model.parent[i]
         if par >= 0:
             f[par][0] = f[par][0] + matvec(transpose(kin.X[i]), wrench)
@@ -133,9 +150,16 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
         u_arr = np.array(u_arr, dtype=float, copy=True)
         u_arr[..., model.tau_column[model.tau_column >= 0]] = 0.0
     Q = _rnea(model, kin, nudot, u_arr, bias=True)
-    one = model.kind >= REVOLUTE
-    passive = joint_forces(model, kin, np.zeros_like(u_arr))[..., one]
     off = 6 if model.floating_base else 0
+    one_f = joint_forces(model, kin, np.zeros_like(u_arr))
+    multi_f = multi_dof_forces(model, np.asarray(x), kin)
+    passive = np.zeros((*Q.shape[:-1], Q.shape[-1] - off), dtype=Q.dtype)
+    for i, sl in _columns(model).items():
+        cols = slice(sl.start - off, sl.stop - off)
+        if i in multi_f:
+            passive[..., cols] = multi_f[i]
+        elif model.qdd_column[i] < 0:  # a driven joint has no spring-damper
+            passive[..., cols.start] = one_f[..., i]
     base = Q[..., :6] if off else np.zeros((*Q.shape[:-1], 6))
     return InverseDynamics(names, Q, Q[..., off:] - passive, base)
 
@@ -159,8 +183,9 @@ def mass_matrix(model: Tree, x: Any, params: Any = None) -> np.ndarray:
         In :func:`velocity_names` order.
     """
     x = np.array(model.check_state(x), copy=True)
-    one = model.kind >= REVOLUTE
-    x[..., model.qd_index[one]] = 0.0
+    for i in range(len(model.body_names)):
+        if model.kind[i] != FREE and model.nv[i]:
+            x[..., model.qd_index[i]:model.qd_index[i] + model.nv[i]] = 0.0
     if model.floating_base:
         x[..., model.base_index:model.base_index + 6] = 0.0
     kin = kinematics(model, x[..., None, :], params)

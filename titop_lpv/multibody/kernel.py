@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..spatial.algebra import skew
-from ..spatial.euler import check_sequence
+from . import kernel_joints as kj
 from .joints import FREE, PRISMATIC, REVOLUTE
-from .tables import Physics
-from .tree import Tree
+from .kernel_args import KernelData, kernel_data
 
 __all__ = ["NONFINITE", "KernelData", "kernel_data", "run"]
 
@@ -53,6 +50,7 @@ def _compile() -> None:
         import numba  # heavy: imported on the first kernel run only
 
         space = globals()
+        kj.compile_all(numba)
         for name, options in _JIT_OPTIONS.items():
             # error_model="numpy": a division by zero gives inf/NaN (caught as NONFINITE by
             # the kernel) instead of raising a bare ZeroDivisionError from compiled code
@@ -154,8 +152,9 @@ def _solve6(A, b, out):
 @_jit()
 def _forward_kernel(
     x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
-    k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_body_frame,
-    w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, xdot,
+    k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
+    w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
+    extra, qdd_col, base_quat, xdot,
 ):
     n = kind.shape[0]
     dt = xdot.dtype
@@ -190,6 +189,11 @@ def _forward_kernel(
     mdr = np.zeros(3, dtype=dt)
     v3 = np.zeros(3, dtype=dt)
     Gd = np.zeros(3, dtype=dt)
+    Sm = np.zeros((n, 6, 3), dtype=dt)  # motion subspace of the multi-d.o.f. joints
+    Um = np.zeros((n, 6, 3), dtype=dt)
+    Jm = np.zeros((n, 3, 3), dtype=dt)
+    uum = np.zeros((n, 3), dtype=dt)
+    Fs = np.zeros((3, 3), dtype=dt)
     for m in range(x.shape[0]):
         xm = x[m]
         um = u[m]
@@ -201,13 +205,16 @@ def _forward_kernel(
                 for a in range(3):
                     r[i, a] = xm[base + 6 + a]
                     theta[a] = xm[base + 9 + a]
-                _euler(theta, euler_axes, P[i], Gamma, scratch)
+                if base_quat:
+                    kj.quat_dcm(xm, base + 9, P[i])
+                else:
+                    _euler(theta, euler_axes, P[i], Gamma, scratch)
                 for a in range(6):
                     c[i, a] = 0.0
                 continue
             p = parent[i]
-            q = xm[q_index[i]] if kind[i] >= REVOLUTE else 0.0
-            qd = xm[qd_index[i]] if kind[i] >= REVOLUTE else 0.0
+            q = xm[q_index[i]] if (kind[i] == REVOLUTE or kind[i] == PRISMATIC) else 0.0
+            qd = xm[qd_index[i]] if (kind[i] == REVOLUTE or kind[i] == PRISMATIC) else 0.0
             if kind[i] == REVOLUTE:  # eq. (16)
                 sq = np.sin(q)
                 cq = 1.0 - np.cos(q)
@@ -218,6 +225,8 @@ def _forward_kernel(
                     for b in range(3):
                         Pab[a, b] = (R0[i, a, 0] * E[0, b] + R0[i, a, 1] * E[1, b]
                                      + R0[i, a, 2] * E[2, b])
+            elif nd[i] > 1:  # spherical, universal (kernel_joints)
+                kj.pose(kind[i], xm, q_index[i], R0[i], a1c[i], axis[i], Pab, Sm[i], E, Fs)
             else:
                 for a in range(3):
                     for b in range(3):
@@ -292,6 +301,15 @@ def _forward_kernel(
                 _cross(tw[i, 3:], axis[i], tmp3)
                 for a in range(3):
                     c[i, 3 + a] = qd * tmp3[a]
+            elif nd[i] > 1:  # ω_A = ω_B + ω_rel, c = [v × ω_rel; ω × ω_rel + Ṡ ν]
+                kj.rates(kind[i], xm, qd_index[i], Sm[i], v3, dw)
+                for a in range(3):
+                    tw[i, 3 + a] += v3[a]
+                _cross(tw[i, :3], v3, tmp3)
+                _cross(tw[i, 3:], v3, tmp3b)
+                for a in range(3):
+                    c[i, a] = tmp3[a]
+                    c[i, 3 + a] = tmp3b[a] + dw[a]
         # ---- bias wrenches C(x') D x' − D [g_a; 0] − W_ext (eq. 11)
         for i in range(n):
             for a in range(6):
@@ -324,6 +342,11 @@ def _forward_kernel(
                                + P[i, 2, a] * l_force[li, 2])
                     tmp3b[a] = (P[i, 0, a] * l_torque[li, 0] + P[i, 1, a] * l_torque[li, 1]
                                 + P[i, 2, a] * l_torque[li, 2])
+            if l_damp[li, 0] != 0.0 or l_damp[li, 1] != 0.0:  # −c_v v_C, −c_ω ω
+                _cross(tw[i, 3:], l_point[li], v3)
+                for a in range(3):
+                    tmp3[a] -= l_damp[li, 0] * (tw[i, a] + v3[a])
+                    tmp3b[a] -= l_damp[li, 1] * tw[i, 3 + a]
             _cross(l_point[li], tmp3, h[:3])
             for a in range(3):
                 pA[i, a] -= tmp3[a]
@@ -393,7 +416,23 @@ def _forward_kernel(
         for i in range(n - 1, -1, -1):
             if kind[i] == FREE:
                 continue
-            if kind[i] >= REVOLUTE:
+            if qdd_col[i] >= 0:  # driven: q̈ imposed, the subtree passes unreduced
+                for a in range(6):
+                    a1[a] = c[i, a] + S[i, a] * um[qdd_col[i]]
+                for a in range(6):
+                    s = pA[i, a]
+                    for b in range(6):
+                        Ia[a, b] = IA[i, a, b]
+                        s += IA[i, a, b] * a1[b]
+                    pa[a] = s
+            elif nd[i] > 1:
+                kj.forces(kind[i], xm, q_index[i], qd_index[i], k_s[i], d_s[i], rest[i],
+                          extra[i], dp)
+                if not kj.condense(nd[i], IA[i], pA[i], Sm[i], c[i], dp, Um[i], Jm[i], uum[i],
+                                   Ia, pa):
+                    status = i
+                    break
+            elif (kind[i] == REVOLUTE or kind[i] == PRISMATIC):
                 tau = -k_s[i] * (xm[q_index[i]] - rest[i]) - d_s[i] * xm[qd_index[i]]
                 if tau_col[i] >= 0:
                     tau = tau + um[tau_col[i]]
@@ -461,11 +500,14 @@ def _forward_kernel(
                     for b in range(6):
                         s += X[i, a, b] * acc[p, b]
                 a1[a] = s
-            if kind[i] >= REVOLUTE:
+            if nd[i] > 1:
+                kj.accelerations(kind[i], nd[i], Um[i], Jm[i], uum[i], a1, Sm[i], acc[i], xm,
+                                 q_index[i], qd_index[i], xdot[m], kj.QUATERNION_GAIN)
+            elif (kind[i] == REVOLUTE or kind[i] == PRISMATIC):
                 s = uu[i]
                 for a in range(6):
                     s -= U[i, a] * a1[a]
-                qdd = s / J[i]
+                qdd = s / J[i] if qdd_col[i] < 0 else um[qdd_col[i]]
                 for a in range(6):
                     acc[i, a] = a1[a] + S[i, a] * qdd
                 xdot[m, q_index[i]] = xm[qd_index[i]]
@@ -478,81 +520,20 @@ def _forward_kernel(
                 xdot[m, base + a] = acc[0, a]
             for a in range(3):
                 xdot[m, base + 6 + a] = _row(P[0], a, tw[0, :3])
-            for a in range(3):
-                theta[a] = xm[base + 9 + a]
-            _euler(theta, euler_axes, P[0], Gamma, scratch)
-            for a in range(3):
-                xdot[m, base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
-                                         + Gamma[a, 2] * tw[0, 5])
+            if base_quat:
+                kj.quat_rates(xm, base + 9, tw[0, 3], tw[0, 4], tw[0, 5], xdot[m],
+                              kj.QUATERNION_GAIN)
+            else:
+                for a in range(3):
+                    theta[a] = xm[base + 9 + a]
+                _euler(theta, euler_axes, P[0], Gamma, scratch)
+                for a in range(3):
+                    xdot[m, base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
+                                             + Gamma[a, 2] * tw[0, 5])
         for a in range(xdot.shape[1]):
             if xdot[m, a] - xdot[m, a] != 0.0:  # NaN or ±inf (real or imaginary part)
                 return NONFINITE
     return -1
-
-
-@dataclass(frozen=True)
-class KernelData:
-    """Arguments of the compiled kernel for one model and one set of unbatched physics.
-
-    Attributes
-    ----------
-    args : tuple
-        Positional arguments of the kernel after the states and inputs (index arrays,
-        physical data as writable C-contiguous float arrays).
-    """
-
-    args: tuple[Any, ...]
-
-
-def kernel_data(model: Tree, ph: Physics) -> KernelData:
-    """Arguments of the kernel for unbatched physical data.
-
-    Parameters
-    ----------
-    model : Tree
-        The compiled model.
-    ph : Physics
-        Its physical data for one real parameter vector (no batch axes).
-
-    Returns
-    -------
-    KernelData
-    """
-    lds = model.loads
-    n_loads = lds.kind.size
-    force = np.zeros((n_loads, 3))
-    torque = np.zeros((n_loads, 3))
-    for k in range(n_loads):
-        if lds.kind[k] == 0:
-            force[k] = -ph.load_fraction[k] * ph.total_mass * ph.gravity
-        elif lds.kind[k] == 1:
-            force[k] = ph.load_vec[k]
-        else:
-            torque[k] = ph.load_vec[k]
-    K = skew(ph.axis)
-    axes = np.array(check_sequence(model.euler), dtype=np.int64)
-
-    def arr(a: Any) -> np.ndarray:  # writable copies: one numba specialisation for all calls
-        return np.array(a, dtype=float, order="C", copy=True)
-
-    wi, lp = model.wrench_inputs, model.loops
-    return KernelData(args=(
-        model.kind.astype(np.int64), model.parent.astype(np.int64),
-        model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model.base_index),
-        model.tau_column.astype(np.int64), arr(ph.S),
-        arr(ph.axis), arr(ph.rot),
-        arr(ph.offset), arr(ph.D),
-        arr(K), arr(K @ K),
-        arr(ph.k), arr(ph.d),
-        arr(ph.rest), arr(ph.gravity), axes,
-        lds.body.astype(np.int64), arr(ph.load_point).reshape(-1, 3),
-        force, torque, lds.body_frame.astype(np.bool_),
-        wi.body.astype(np.int64), arr(ph.input_point).reshape(-1, 3),
-        wi.body_frame.astype(np.bool_), wi.col.astype(np.int64),
-        lp.a.astype(np.int64), lp.b.astype(np.int64), arr(ph.loop_point_a).reshape(-1, 3),
-        arr(ph.loop_point_b).reshape(-1, 3), arr(ph.loop_k).reshape(-1, 6),
-        arr(ph.loop_d).reshape(-1, 6),
-    ))
 
 
 def run(data: KernelData, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int]:

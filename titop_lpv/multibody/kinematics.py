@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..spatial.algebra import cross, matvec, revolute_dcm, skew, transpose
+from ..spatial.algebra import cross, matvec, revolute_dcm, skew, transpose, unit
 from ..spatial.euler import euler_to_dcm
-from .joints import FREE, PRISMATIC, REVOLUTE
+from ..spatial.quaternion import to_dcm
+from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL, is_one_dof
 from .tables import Physics
 from .tree import Tree
 
@@ -57,6 +58,15 @@ class Kinematics:
         Apparent inertia ``J_r`` of each one-d.o.f. joint (eq. 20), ``None`` otherwise.
     u : ndarray (..., n_inputs), optional
         The inputs used by the forward dynamics.
+    S : dict, optional
+        Motion subspace ``(..., 6, n_d)`` (child frame) of each spherical or universal
+        joint, by body index.
+    w_rel : dict, optional
+        Their relative angular velocity ``S ν`` (..., 3), child frame.
+    qdd_multi : dict, optional
+        Their accelerations ``ν̇`` (..., n_d) (forward dynamics).
+    tau : dict, optional
+        The driving force/torque of each driven joint (forward dynamics).
     """
 
     P: list[Any]
@@ -73,6 +83,10 @@ class Kinematics:
     qdd: np.ndarray | None = None
     J: list[Any] | None = None
     u: np.ndarray | None = None
+    S: dict[int, Any] | None = None
+    w_rel: dict[int, Any] | None = None
+    qdd_multi: dict[int, Any] | None = None
+    tau: dict[int, Any] | None = None
 
 
 def parent_map(PabT: np.ndarray, off: np.ndarray, shift: np.ndarray | None = None
@@ -138,7 +152,7 @@ def kinematics(
     n = len(model.body_names) if upto is None else upto + 1
     dtype = np.result_type(x, ph.vals)
     batch = np.broadcast_shapes(x.shape[:-1], ph.vals.shape[:-1])
-    one = model.kind >= REVOLUTE
+    one = is_one_dof(model.kind)
     qsel = np.where(one, model.q_index, 0)
     q = np.where(one, x[..., qsel], 0.0)
     qd = np.where(one, x[..., np.where(one, model.qd_index, 0)], 0.0)
@@ -149,14 +163,17 @@ def kinematics(
     c: list[Any] = [None] * n
     zero3 = np.zeros((*batch, 3), dtype=dtype)
     zero6 = np.zeros((*batch, 6), dtype=dtype)
+    S: dict[int, Any] = {}
+    w_rel: dict[int, Any] = {}
     for i in range(n):
         kind = model.kind[i]
         if kind == FREE:
             b = model.base_index
             tw[i] = np.broadcast_to(x[..., b:b + 6], (*batch, 6))
             r[i] = np.broadcast_to(x[..., b + 6:b + 9], (*batch, 3))
-            P[i] = np.broadcast_to(euler_to_dcm(x[..., b + 9:b + 12], model.euler),
-                                   (*batch, 3, 3))
+            P[i] = np.broadcast_to(to_dcm(x[..., b + 9:b + 13]) if model.attitude ==
+                                   "quaternion" else euler_to_dcm(x[..., b + 9:b + 12],
+                                                                  model.euler), (*batch, 3, 3))
             c[i] = zero6
             continue
         p = model.parent[i]
@@ -167,7 +184,10 @@ def kinematics(
         off = ph.offset[..., i, :]
         R0 = ph.rot[..., i, :, :]
         ax = ph.axis[..., i, :]
-        Pab = revolute_dcm(R0, ax, q[..., i]) if kind == REVOLUTE else R0
+        if kind in (SPHERICAL, UNIVERSAL):
+            Pab, S[i], w_rel[i], sdot = _multi_dof(model, x, ph, i, R0, ax)
+        else:
+            Pab = revolute_dcm(R0, ax, q[..., i]) if kind == REVOLUTE else R0
         PabT = transpose(Pab)
         # parent's twist moved to the port C (τ_CP), then projected in the child frame
         v = matvec(PabT, twp[..., :3] + cross(twp[..., 3:], off))
@@ -185,6 +205,12 @@ def kinematics(
             w = w + qdi * ax
             ci = np.concatenate((qdi * cross(v, ax), qdi * cross(w, ax)), axis=-1)
             Xi = parent_map(PabT, off)
+        elif kind in (SPHERICAL, UNIVERSAL):  # ω_A = ω_B + ω_rel, c = [v × ω_rel; ω × ω_rel]
+            wr = w_rel[i]
+            w = w + wr
+            cw = cross(w, wr) if sdot is None else cross(w, wr) + sdot
+            ci = np.concatenate((cross(v, wr), cw), axis=-1)
+            Xi = parent_map(PabT, off)
         else:
             ci = zero6
             Xi = parent_map(PabT, off)
@@ -193,4 +219,29 @@ def kinematics(
         X[i], c[i] = Xi, np.broadcast_to(ci, (*batch, 6))
         tw[i] = np.broadcast_to(np.concatenate((v, w), axis=-1), (*batch, 6))
     return Kinematics(P=P, r=r, tw=tw, X=X, c=c, q=q, qd=qd, phys=ph, batch=batch,
-                      dtype=dtype)
+                      dtype=dtype, S=S, w_rel=w_rel)
+
+
+def _multi_dof(model: Tree, x: np.ndarray, ph: Physics, i: int, R0: np.ndarray,
+               ax: np.ndarray) -> tuple[Any, Any, Any, Any]:
+    """Spherical or universal joint ``i``: ``P_{a/b}``, the motion subspace ``S`` (..., 6,
+    n_d), ``ω_rel = S ν`` (child frame) and ``Ṡ ν`` (angular part, or None)."""
+    qi, qdi = int(model.q_index[i]), int(model.qd_index[i])
+    if model.kind[i] == SPHERICAL:  # P = P0 R(q), ω_rel = w (child frame), S = [0; I]
+        Pab = R0 @ to_dcm(x[..., qi:qi + 4])
+        wr = x[..., qdi:qdi + 3]
+        Sm = np.zeros((6, 3))
+        Sm[3:, :] = np.eye(3)
+        return Pab, Sm, wr, None
+    # universal: P = P0 R(a1c, q1) R(a2, q2), a1c = P0ᵀ a1 (a1 fixed in the parent)
+    a1c = matvec(transpose(R0), unit(ph.extra[..., i, 0:3]))
+    q1, q2 = x[..., qi], x[..., qi + 1]
+    qd1, qd2 = x[..., qdi, None], x[..., qdi + 1, None]
+    Pab = revolute_dcm(revolute_dcm(R0, a1c, q1), ax, q2)
+    s1 = matvec(transpose(revolute_dcm(np.eye(3), ax, q2)), a1c)  # a1 in the child frame
+    s1, a2 = np.broadcast_arrays(s1, ax)
+    wr = s1 * qd1 + a2 * qd2
+    Sm = np.zeros((*s1.shape[:-1], 6, 2), dtype=s1.dtype)
+    Sm[..., 3:, 0] = s1
+    Sm[..., 3:, 1] = a2
+    return Pab, Sm, wr, qd1 * qd2 * cross(s1, a2)  # Ṡ ν: a1 turns in the child frame

@@ -63,10 +63,15 @@ class SlotIndex:
         Joint axis, child frame (unused for free and weld joints).
     gravity : ndarray (3,)
         Gravity, inertial frame.
-    base0 : ndarray (12,) or (0,)
-        Initial state of the floating base in state order.
+    base0 : ndarray (12,), (13,) or (0,)
+        Initial state of the floating base in state order (13 with a quaternion).
     k, d, rest, q0, qd0 : ndarray (n,)
-        Joint stiffness, damping, spring rest position, initial position and rate.
+        Joint stiffness, damping, spring rest position, initial position and rate (of a
+        universal joint: its first axis).
+    extra : ndarray (n, 12)
+        Further joint data: spherical ``rest`` quaternion, ``q0`` quaternion, ``w0``;
+        universal ``axis1`` (parent frame) and the second axis's stiffness, damping, rest,
+        q0, qd0 (layout: :mod:`titop_lpv.model.joint_leaves`).
     """
 
     mass: np.ndarray
@@ -82,6 +87,7 @@ class SlotIndex:
     rest: np.ndarray
     q0: np.ndarray
     qd0: np.ndarray
+    extra: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -91,13 +97,14 @@ class LoadTable:
     Attributes
     ----------
     kind : ndarray (L,)
-        0 buoyancy, 1 force, 2 torque.
+        0 buoyancy, 1 force, 2 torque, 3 damping against the inertial frame.
     body : ndarray (L,)
         Body index.
     point : ndarray (L, 3)
         Slots of the application point (body frame).
     vec : ndarray (L, 3)
-        Slots of the force [N] or torque [N m].
+        Slots of the force [N] or torque [N m]; of a damping load, its coefficients
+        ``(c_v [N s/m], c_ω [N m s/rad], 0)``.
     body_frame : ndarray (L,) of bool
         Vector given in the body frame (else inertial).
     fraction : ndarray (L,)
@@ -221,6 +228,8 @@ class Physics:
         Loop attachment points [m].
     loop_k, loop_d : ndarray (..., Lp, 6)
         Loop stiffness and damping.
+    extra : ndarray (..., n, 12)
+        Further joint data (:attr:`SlotIndex.extra`).
     vals : ndarray (..., n_slots)
         Every slot value.
     """
@@ -245,6 +254,7 @@ class Physics:
     loop_point_b: np.ndarray
     loop_k: np.ndarray
     loop_d: np.ndarray
+    extra: np.ndarray
     vals: np.ndarray
 
     def freeze(self) -> Physics:

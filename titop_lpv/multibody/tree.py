@@ -22,11 +22,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..exceptions import ParameterError, ShapeError, UnknownNameError
+from ..exceptions import ShapeError, UnknownNameError
 from ..names import index as name_index
-from ..spatial.algebra import dynamic_model, unit
-from .joints import PRISMATIC, REVOLUTE
+from ..spatial.quaternion import normalize
+from .joints import NV, SPHERICAL, UNIVERSAL, is_one_dof
 from .param_checks import check_parameter_values
+from .params import numeric_array, parameter_vector, resolve_physics
 from .tables import (
     LoadTable,
     LoopTable,
@@ -41,25 +42,6 @@ __all__ = ["Tree", "numeric_array"]
 
 T = TypeVar("T")
 PHYSICS_CACHE_SIZE = 8  # unbatched parameter vectors whose resolved physics are kept
-
-
-def numeric_array(value: Any) -> np.ndarray | None:
-    """``value`` as an array of numbers; None for strings, ragged lists, ``None`` entries, ...
-
-    Parameters
-    ----------
-    value : object
-        A number, a nested sequence of numbers or an array.
-
-    Returns
-    -------
-    ndarray or None
-    """
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError, OverflowError):
-        return None
-    return arr if arr.dtype.kind in "biufc" else None  # bool, int, uint, float, complex
 
 
 class Tree:
@@ -87,6 +69,11 @@ class Tree:
         State index of each joint's position and rate (``-1`` without a d.o.f.).
     tau_column : sequence of int
         Input column of each actuated joint's force/torque (``-1`` if not actuated).
+    qdd_column : sequence of int, optional
+        Input column of each driven joint's acceleration ``b_qdd`` (``-1`` if not driven).
+    attitude : {"euler", "quaternion"}
+        Attitude states of the floating base: Euler angles (12 base states) or a unit
+        quaternion ``b_qw … b_qz`` (13).
     base_index : int
         State index of the floating base's first state ``vx`` (``-1`` for a fixed base).
     slots : SlotIndex
@@ -121,7 +108,8 @@ class Tree:
                  base_index: int, slots: SlotIndex, loads: LoadTable, loops: LoopTable,
                  wrench_inputs: WrenchInputTable, output_specs: tuple[OutputSpec, ...],
                  points: dict[tuple[str, str], Any], slot_const: Any, slot_param: Any,
-                 param_defaults: Any, param_bounds: Any, units: dict[str, str]):
+                 param_defaults: Any, param_bounds: Any, units: dict[str, str],
+                 qdd_column: Any = None, attitude: str = "euler"):
         self.name = name
         self.euler = euler
         self.body_names = tuple(body_names)
@@ -134,6 +122,10 @@ class Tree:
         self.q_index = readonly(q_index, int)
         self.qd_index = readonly(qd_index, int)
         self.tau_column = readonly(tau_column, int)
+        self.qdd_column = readonly(np.full(len(self.kind), -1) if qdd_column is None
+                                   else qdd_column, int)
+        self.nv = readonly([NV[int(k)] for k in self.kind], int)
+        self.attitude = attitude
         self.base_index = int(base_index)
         self.slots = slots
         self.loads = loads
@@ -289,8 +281,9 @@ class Tree:
         tuple of int
         """
         idx = list(range(self.base_index, self.base_index + 6)) if self.floating_base else []
-        idx += [int(self.qd_index[i]) for i in range(len(self.body_names))
-                if self.kind[i] >= REVOLUTE]
+        for i in range(len(self.body_names)):
+            if self.kind[i] != 0 and self.nv[i]:  # joint rates (the base's twist is above)
+                idx += range(int(self.qd_index[i]), int(self.qd_index[i]) + int(self.nv[i]))
         return tuple(idx)
 
     def velocity_names(self) -> tuple[str, ...]:
@@ -328,11 +321,24 @@ class Tree:
             self.check_params(params)
         vals = self.slot_values(params)
         x = np.zeros((*vals.shape[:-1], self.n_states), dtype=vals.dtype)
-        one = self.kind >= REVOLUTE
+        one = is_one_dof(self.kind)
         x[..., self.q_index[one]] = vals[..., self.slots.q0[one]]
         x[..., self.qd_index[one]] = vals[..., self.slots.qd0[one]]
         if self.floating_base:
-            x[..., self.base_index:self.base_index + 12] = vals[..., self.slots.base0]
+            b = self.base_index
+            x[..., b:b + self.slots.base0.size] = vals[..., self.slots.base0]
+            if self.attitude == "quaternion":
+                x[..., b + 9:b + 13] = normalize(x[..., b + 9:b + 13])
+        for i in np.flatnonzero(self.kind == SPHERICAL):  # q0 (normalised), w0
+            q, w, ex = int(self.q_index[i]), int(self.qd_index[i]), self.slots.extra[i]
+            x[..., q:q + 4] = normalize(vals[..., ex[4:8]])
+            x[..., w:w + 3] = vals[..., ex[8:11]]
+        for i in np.flatnonzero(self.kind == UNIVERSAL):
+            q, w, ex = int(self.q_index[i]), int(self.qd_index[i]), self.slots.extra[i]
+            x[..., q] = vals[..., self.slots.q0[i]]
+            x[..., q + 1] = vals[..., ex[6]]
+            x[..., w] = vals[..., self.slots.qd0[i]]
+            x[..., w + 1] = vals[..., ex[7]]
         return x
 
     # ------------------------------------------------------------------ argument handling
@@ -359,37 +365,7 @@ class Tree:
         ShapeError
             An array whose last axis is not ``n_params`` long.
         """
-        if params is None or (isinstance(params, dict) and not params):
-            return self.param_defaults
-        if isinstance(params, dict):
-            unknown = [k for k in params if k not in self.param_names]
-            if unknown:
-                raise UnknownNameError(
-                    f"unknown parameter(s) {unknown} for model {self.name!r}; "
-                    f"parameters are: {list(self.param_names)}"
-                )
-            cols = []
-            for n, d in zip(self.param_names, self.param_defaults):
-                col = numeric_array(params[n]) if n in params else d
-                if col is None:
-                    raise ParameterError(f"parameter {n!r}: {params[n]!r:.60} is not a number "
-                                         "or an array of numbers", name=self.name)
-                cols.append(col)
-            try:
-                cols = np.broadcast_arrays(*cols) if cols else []
-            except ValueError:
-                raise ParameterError(f"values of shapes {[np.shape(c) for c in cols]} do not "
-                                     "broadcast to one batch shape", name=self.name) from None
-            return np.stack(cols, axis=-1) if cols else self.param_defaults
-        pv = numeric_array(params)
-        if pv is None:
-            raise ParameterError(f"params must be a dict name -> value or an array of numbers in "
-                                 f"the order {list(self.param_names)}; got {params!r:.60}",
-                                 name=self.name)
-        if pv.ndim == 0 or pv.shape[-1] != len(self.param_names):
-            raise ShapeError(f"params must be a dict or have shape (..., {len(self.param_names)})"
-                             f" in the order {list(self.param_names)}; got shape {pv.shape}")
-        return pv
+        return parameter_vector(self, params)
 
     def slot_values(self, params: Any) -> np.ndarray:
         """Every slot's value (..., n_slots) for the given parameters.
@@ -537,38 +513,7 @@ class Tree:
         -------
         Physics
         """
-        i = self.slots
-        mass = vals[..., i.mass]
-        com = vals[..., i.com]
-        is_rev = (self.kind == REVOLUTE)[:, None]
-        is_pri = (self.kind == PRISMATIC)[:, None]
-        axis = unit(vals[..., i.axis])
-        zero = np.zeros_like(axis)
-        S = np.concatenate((np.where(is_pri, axis, zero), np.where(is_rev, axis, zero)), -1)
-        lds, lps = self.loads, self.loops
-        return Physics(
-            mass=mass,
-            com=com,
-            D=dynamic_model(mass, vals[..., i.inertia], com),
-            offset=vals[..., i.offset],
-            rot=vals[..., i.rot],
-            axis=axis,
-            S=S,
-            k=vals[..., i.k],
-            d=vals[..., i.d],
-            rest=vals[..., i.rest],
-            gravity=vals[..., i.gravity],
-            total_mass=np.sum(mass, axis=-1),
-            load_point=vals[..., lds.point],
-            load_vec=vals[..., lds.vec],
-            load_fraction=vals[..., lds.fraction],
-            input_point=vals[..., self.wrench_inputs.point],
-            loop_point_a=vals[..., lps.point_a],
-            loop_point_b=vals[..., lps.point_b],
-            loop_k=vals[..., lps.k],
-            loop_d=vals[..., lps.d],
-            vals=vals,
-        )
+        return resolve_physics(self, vals)
 
     def memo(self, key: str, token: object, build: Callable[[], T]) -> T:
         """A value derived from ``token`` (e.g. compiled-kernel arguments of a

@@ -1,0 +1,98 @@
+"""Arguments of the compiled kernel (:mod:`titop_lpv.multibody.kernel`): the index arrays
+and the physical data of one model and one unbatched parameter vector, as plain C arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..spatial.algebra import skew
+from ..spatial.euler import check_sequence
+from .joints import MULTI_DOF, UNIVERSAL
+from .tables import Physics
+from .tree import Tree
+
+__all__ = ["KernelData", "kernel_data"]
+
+
+@dataclass(frozen=True)
+class KernelData:
+    """Arguments of the compiled kernel for one model and one set of unbatched physics.
+
+    Attributes
+    ----------
+    args : tuple
+        Positional arguments of the kernel after the states and inputs (index arrays,
+        physical data as writable C-contiguous float arrays).
+    """
+
+    args: tuple[Any, ...]
+
+
+def kernel_data(model: Tree, ph: Physics) -> KernelData:
+    """Arguments of the kernel for unbatched physical data.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled model.
+    ph : Physics
+        Its physical data for one real parameter vector (no batch axes).
+
+    Returns
+    -------
+    KernelData
+    """
+    lds = model.loads
+    n_loads = lds.kind.size
+    force = np.zeros((n_loads, 3))
+    torque = np.zeros((n_loads, 3))
+    damp = np.zeros((n_loads, 2))
+    for k in range(n_loads):
+        if lds.kind[k] == 0:
+            force[k] = -ph.load_fraction[k] * ph.total_mass * ph.gravity
+        elif lds.kind[k] == 1:
+            force[k] = ph.load_vec[k]
+        elif lds.kind[k] == 2:
+            torque[k] = ph.load_vec[k]
+        else:  # damping: (c_v, c_ω) in l_damp
+            damp[k] = ph.load_vec[k, :2]
+    K = skew(ph.axis)
+    axes = np.array(check_sequence(model.euler), dtype=np.int64)
+
+    def arr(a: Any) -> np.ndarray:  # writable copies: one numba specialisation for all calls
+        return np.array(a, dtype=float, order="C", copy=True)
+
+    wi, lp = model.wrench_inputs, model.loops
+    return KernelData(args=(
+        model.kind.astype(np.int64), model.parent.astype(np.int64),
+        model.q_index.astype(np.int64), model.qd_index.astype(np.int64), int(model.base_index),
+        model.tau_column.astype(np.int64), arr(ph.S),
+        arr(ph.axis), arr(ph.rot),
+        arr(ph.offset), arr(ph.D),
+        arr(K), arr(K @ K),
+        arr(ph.k), arr(ph.d),
+        arr(ph.rest), arr(ph.gravity), axes,
+        lds.body.astype(np.int64), arr(ph.load_point).reshape(-1, 3),
+        force, torque, damp, lds.body_frame.astype(np.bool_),
+        wi.body.astype(np.int64), arr(ph.input_point).reshape(-1, 3),
+        wi.body_frame.astype(np.bool_), wi.col.astype(np.int64),
+        lp.a.astype(np.int64), lp.b.astype(np.int64), arr(ph.loop_point_a).reshape(-1, 3),
+        arr(ph.loop_point_b).reshape(-1, 3), arr(ph.loop_k).reshape(-1, 6),
+        arr(ph.loop_d).reshape(-1, 6),
+        model.nv.astype(np.int64) * (np.isin(model.kind, MULTI_DOF)),
+        arr(_first_axes(model, ph)), arr(ph.extra), model.qdd_column.astype(np.int64),
+        bool(model.attitude == "quaternion"),
+    ))
+
+
+def _first_axes(model: Tree, ph: Physics) -> np.ndarray:
+    """``P_{a0/b}ᵀ axis1`` (unit) of each universal joint, zeros elsewhere, (n, 3)."""
+    out = np.zeros((len(model.body_names), 3))
+    for i in np.flatnonzero(model.kind == UNIVERSAL):
+        a1 = ph.extra[i, 0:3] / np.linalg.norm(ph.extra[i, 0:3])
+        out[i] = ph.rot[i].T @ a1
+    return out
