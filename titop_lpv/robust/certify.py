@@ -340,15 +340,17 @@ def cover(system: Callable[[float], tuple], omega: np.ndarray, level: float,
         repeated real blocks, where each is costly), never silently skipped.
     max_steps : int, optional
         Intervals at most (default 400); what is left is reported as not certified. After
-        every 30 intervals the headroom ``rtol`` is multiplied by 10 (at most 10⁻⁴), so
-        that a long flat stretch of μ near the level (real parameters) costs few steps.
+        every 30 intervals, and after every 4 raises of the level, the headroom ``rtol``
+        is multiplied by 10 (at most 10⁻⁴), so that a long flat stretch of μ near the
+        level (real parameters) costs few steps (measured: 120 raises, 49 s, on a balloon
+        loop with 4 real parameters before the second rule).
 
     Returns
     -------
     Certificate
     """
     c, ints, ws, bad, extra = 0.0, [], [], [], []
-    j, base, n_hard = 0, level / (1 + rtol), 0
+    j, base, n_hard, n_raise = 0, level / (1 + rtol), 0, 0
     for step in range(max_steps):
         if step and step % 30 == 0 and rtol < 1e-4:
             rtol = min(10 * rtol, 1e-4)
@@ -370,6 +372,9 @@ def cover(system: Callable[[float], tuple], omega: np.ndarray, level: float,
             for _ in range(3):
                 if cands[0][0] * (1 + rtol / 2) < level:
                     break
+                n_raise += 1
+                if n_raise % 4 == 0 and rtol < 1e-4:  # a flat μ near the level: more room
+                    rtol = min(10 * rtol, 1e-4)
                 level = max(raise_level(c, cands[0][0]), cands[0][0] * (1 + rtol))
                 base = level / (1 + rtol)
                 cands = fresh(c, level, False)

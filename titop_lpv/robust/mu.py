@@ -16,7 +16,9 @@ blocks are given to it as independent copies (a larger set of Δ, so a valid but
 bound: diagonal instead of full D, G); non-square full blocks are zero-padded (μ unchanged).
 When blocks are repeated, full-block scalings (D = Tᴴ T, G̃ Hermitian on each repeated
 block) are first optimised here and AB13MD runs on ``S M S⁻¹`` (S = Uᴴ T commutes with Δ,
-so μ is unchanged), warm-started. Every bound is certified by the D, G returned:
+so μ is unchanged), warm-started; above a padded size of 16 with repeated blocks
+AB13MD is skipped (seconds per call, no better than those scalings). Every bound is
+certified by the D, G returned:
 ``Mᴴ D M + j(G M − Mᴴ G) ≤ β² D``. Over frequency grids the same certificate is minimised
 by a batched quasi-Newton method (any D > 0, G gives a valid bound) and AB13MD runs at the
 peak only.
@@ -51,10 +53,11 @@ from .certify import (
     fdi_lambda,
     padded_system,
 )
-from .checks import ArgumentTypeError, check_count, check_finite, check_seed
+from .checks import ArgumentError, ArgumentTypeError, check_count, check_finite, check_seed
 from .frequency import check_omega
 from .mu_lower import lower_batch, mu_lower
 from .mu_upper import (
+    AB13MD_MAX_N,
     dg_batch,
     dg_common,
     dg_init,
@@ -165,7 +168,9 @@ class MuResult:
         Δ attaining ``peak_lower``: det(I − M(j omega_lower) Δ) = 0, ‖Δ‖ = 1/peak_lower.
     blocks : tuple of Block
     ab13md_omega : ndarray
-        Frequencies where AB13MD was run (elsewhere the batched D-G certificate bounds μ).
+        Frequencies where AB13MD was run (elsewhere the batched D-G certificate bounds μ;
+        with repeated blocks above a padded size of 16, more D-G steps there instead:
+        :data:`~titop_lpv.robust.mu_upper.AB13MD_MAX_N`).
     certified : str
         How ``peak_upper`` bounds μ: ``"intervals"`` (at every frequency of [0, ∞], by
         constant scalings on each of ``intervals``; :mod:`titop_lpv.robust.certify`),
@@ -253,7 +258,8 @@ def _upper_grid(Z: np.ndarray, st: MuStructure):
             c = cand[level[cand] == lev]
             if c.size and lev == 0:
                 u, x[c] = dg_batch(Z[c], st, x[c], iters=30)
-            elif c.size:
+            elif c.size:  # full blocks: N² parameters; on a large structure the top 4 only
+                c = c[:4] if st.N > AB13MD_MAX_N else c
                 u, xfc = dg_batch(Z[c], st, full_scalings(x[c], st), iters=40, full=True)
                 xf.update(zip(c.tolist(), xfc))
             if c.size:
@@ -263,7 +269,8 @@ def _upper_grid(Z: np.ndarray, st: MuStructure):
 
 def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.ndarray, *,
              lower: bool = True, refine: bool = True, polish: int = 400,
-             seed: int = 0, certify: bool = True) -> MuResult:
+             seed: int = 0, certify: bool = True, peak_lower: bool = True,
+             floor: float = 0.0) -> MuResult:
     """μ bounds of a system's frequency response over a grid, with peak refinement.
 
     Parameters
@@ -295,6 +302,16 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         grid's do not reach, and the bound raised (and the lower bound computed there) where
         the grid missed a higher peak. False: the bound holds at the grid frequencies only
         (``certified == "grid"``), faster.
+    peak_lower : bool
+        Run :func:`mu_lower` (power iteration + SLSQP, seconds per call on large
+        structures) at the peak and at the frequencies added by ``refine`` and ``certify``
+        (default True). False (with ``lower=False``): no lower bound is computed, for a
+        caller that finds a destabilising Δ otherwise (the ray search of
+        :func:`titop_lpv.robust.stability.robust_stability` with real parameters only).
+    floor : float
+        A known lower bound on the peak of μ (e.g. ``1/‖Δ‖`` of a destabilising Δ found
+        otherwise; default 0). The certification starts at that level when it is above
+        the grid's bounds, instead of climbing to it in small raises where μ is flat.
 
     Returns
     -------
@@ -316,14 +333,18 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         non-finite matrix or frequency response.
     ArgumentTypeError
         ``sys`` is not a StateSpace (or TransferFunction), ``seed`` or ``polish`` is not
-        an integer.
+        an integer, ``floor`` not a number.
     ArgumentError
-        ``seed`` or ``polish`` negative.
+        ``seed`` or ``polish`` negative, ``floor`` negative or not finite.
     """
     st = MuStructure(blocks)
     omega = check_omega(omega)
     seed = check_seed(seed, "seed", allow_none=False)
     polish = check_count(polish, "polish", maximum=100_000)
+    if isinstance(floor, bool) or not isinstance(floor, (int, float, np.floating, np.integer)):
+        raise ArgumentTypeError(f"floor must be a number, got {type(floor).__name__}")
+    if not (np.isfinite(floor) and floor >= 0):
+        raise ArgumentError(f"floor must be a finite number >= 0, got {floor}")
     if isinstance(sys, control.TransferFunction):
         sys = control.ss(sys)
     if not isinstance(sys, control.StateSpace):
@@ -356,14 +377,16 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
         raise StructureError(f"the frequency response of sys is not finite at ω = "
                              f"{omega[bad][0]:.6g} rad/s (a pole on the imaginary axis?)")
     scale = pow2_scale(Mw)  # μ(cM) = |c| μ(M): bounds on M/scale, multiplied back
-    res = _sweep(sys, st, omega, Mw / scale, scale, lower, refine, polish, seed, certify)
+    res = _sweep(sys, st, omega, Mw / scale, scale, lower, refine, polish, seed, certify,
+                 bool(peak_lower), max(float(floor), 0.0) / scale)
     return replace(res, upper=res.upper * scale, lower=res.lower * scale,
                    peak_upper=res.peak_upper * scale, peak_lower=res.peak_lower * scale,
                    delta=None if res.delta is None else res.delta / scale)
 
 
 def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: float,
-           lower: bool, refine: bool, polish: int, seed: int, certify: bool) -> MuResult:
+           lower: bool, refine: bool, polish: int, seed: int, certify: bool,
+           peak_lower: bool = True, floor: float = 0.0) -> MuResult:
     """:func:`mu_sweep` on checked arguments, the responses ``Mw`` divided by ``scale``."""
 
     def resp(w):
@@ -387,16 +410,22 @@ def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: 
         lo, hi = omega[max(kmax - 1, 0)], omega[min(kmax + 1, omega.size - 1)]
         full = kmax in xf
         x0 = (xf[kmax] if full else xs[kmax])[None]
-        use_lower = lower_batch(Mw[kmax:kmax + 1], st)[0].value > 0
+        use_lower = peak_lower and lower_batch(Mw[kmax:kmax + 1], st)[0].value > 0
 
         def neg(w):
-            Mk = resp([w])
-            if use_lower:
-                return -lower_batch(Mk, st)[0].value
-            return -dg_batch(st.pad(Mk), st, x0, iters=10, full=full)[0][0]
+            return -lower_batch(resp([w]), st)[0].value
 
-        w_star = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
-                                                options={"xatol": 1e-5 * max(hi, 1e-12)}).x)
+        if use_lower:
+            w_star = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
+                                                    options={"xatol": 1e-5 * max(hi, 1e-12)}).x)
+        else:  # the diagonal D-G bound, batched: zoom on 9 points, 4 levels ((hi − lo)/2¹⁰)
+            w_star, a, b, x0 = float(omega[kmax]), lo, hi, xs[kmax][None]
+            for _ in range(4):
+                ws = np.linspace(a, b, 9)
+                u, xz = dg_batch(st.pad(resp(ws)), st, np.repeat(x0, 9, 0), iters=5)
+                j = int(np.argmax(u))
+                w_star, h, x0 = float(ws[j]), (b - a) / 8, xz[j:j + 1]
+                a, b = max(lo, w_star - h), min(hi, w_star + h)
         if not np.any(np.isclose(omega, w_star, rtol=1e-12, atol=0)):
             b = upper_bound(st.pad(resp([w_star]))[0], st, xs[kmax])
             extra_w, extra_u = [w_star], [b.value]
@@ -406,7 +435,8 @@ def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: 
     x_all = np.concatenate([xs, xs[[kmax] * len(extra_w)]])[order]
     lbs = lower_batch(M_all, st, seed=seed) if lower else \
         [MuBound(0.0, "lower", "none") for _ in w_all]
-    for k in np.unique(np.r_[np.argmax(u_all), np.flatnonzero(np.isin(w_all, extra_w))]):
+    for k in np.unique(np.r_[np.argmax(u_all), np.flatnonzero(np.isin(w_all, extra_w))]) \
+            if peak_lower else ():
         b = mu_lower(M_all[k], st.delta, seed=seed, starts=2)
         lbs[k] = b if b.value > lbs[k].value else lbs[k]
     l_all = np.array([b.value for b in lbs])
@@ -446,14 +476,16 @@ def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: 
                 np.r_[l_all, 0.0]
             lbs.append(MuBound(0.0, "lower", "none"))
     elif certify:
-        cert, new = _certify_upper(sys, st, scale, w_all, u_all, x_all)
+        cert, new = _certify_upper(sys, st, scale, w_all, u_all, x_all, floor)
         how, ivs, bad = ("intervals" if cert.complete else "grid"), cert.intervals, \
             cert.uncertified
         if new:  # the grid missed a higher peak: add it, with a lower bound there
             nw = np.array([w for w, _ in new])
             Mn = resp(nw)
             order = np.argsort(np.r_[w_all, nw], kind="stable")
-            lbs += [mu_lower(m, st.delta, seed=seed, starts=2) for m in Mn]
+            top = set(np.argsort([-u for _, u in new])[:3].tolist()) if peak_lower else set()
+            lbs += [mu_lower(m, st.delta, seed=seed, starts=2) if i in top else
+                    MuBound(0.0, "lower", "none") for i, m in enumerate(Mn)]  # the 3 highest
             lbs = [lbs[i] for i in order]
             w_all = np.r_[w_all, nw][order]
             u_all = np.r_[u_all, [u for _, u in new]][order]
@@ -467,7 +499,7 @@ def _sweep(sys: Any, st: MuStructure, omega: np.ndarray, Mw: np.ndarray, scale: 
 
 
 def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np.ndarray,
-                   x: np.ndarray):
+                   x: np.ndarray, floor: float = 0.0):
     """The peak upper bound proved on intervals covering [0, ∞] (:func:`cover`), from the
     grid's diagonal scalings ``x``; the (ω, bound) of higher peaks found between grid points."""
     A, B, C, D = (np.asarray(getattr(sys, m), float) for m in "ABCD")
@@ -486,14 +518,17 @@ def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np
         ub, xc = dg_batch(Z, st, warm(c)[None], iters=40)
         best = (float(ub[0]), diag(xc[0]))
         if ub[0] * (1 + CERT_RTOL) >= level:  # near the level: try harder
-            u2, x2 = dg_batch(np.concatenate([Z, Z]), st, np.r_[xc, dg_init(Z, st)], iters=200)
+            u2, x2 = dg_batch(np.concatenate([Z, Z]), st, np.r_[xc, dg_init(Z, st)],
+                              iters=200 if st.N <= AB13MD_MAX_N else 100)
             k = int(np.argmin(u2))
             if u2[k] < ub[0]:
                 ub, xc = u2[k:k + 1], x2[k:k + 1]
                 best = (float(ub[0]), diag(xc[0]))
-            b = upper_bound(Z[0], st, xc[0])
-            sc = Scaling.from_dg(b.D, b.G)
-            if b.value < ub[0] and sc is not None:
+            # AB13MD, unless skipped anyway (large repeated structures: more of the same steps)
+            b = upper_bound(Z[0], st, xc[0]) if st.N <= AB13MD_MAX_N or not st.repeated \
+                else None
+            sc = None if b is None else Scaling.from_dg(b.D, b.G)
+            if sc is not None and b.value < ub[0]:
                 best = (float(b.value), sc)
         eye = np.eye(st.N, dtype=complex)  # milder scalings: longer intervals, often
         x0 = dg_init(Z, st)
@@ -529,7 +564,7 @@ def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np
         found.append((ws, bs) if bs >= b else (c, b))
         return max(b, bs) * (1 + CERT_RTOL)
 
-    cert = cover(lambda level: (pz, level), w, float(u.max()) * (1 + CERT_RTOL),
+    cert = cover(lambda level: (pz, level), w, max(float(u.max()), floor) * (1 + CERT_RTOL),
                  lambda k: diag(x[k]), fresh, raise_level, rtol=CERT_RTOL, **budgets(st.N))
     return cert, found
 

@@ -6,11 +6,15 @@ Two numbers bracket the worst case ``max_Δ max_ω σ̄(F_u(M, Δ)(jω))``:
   the structure, every candidate scored by its peak gain refined in ω between the grid
   points (local maximisation around each local maximum of the sampled σ̄ and around each
   lightly damped pole), so that the score does not depend on where the grid points fall;
+  with ``ultidyn`` / ``ucomplex`` blocks, then a complex Δ at a critical frequency turned
+  into a stable LTI Δ(s) (:mod:`titop_lpv.robust.worst_dynamic`), kept when the loop it
+  closes has a larger peak;
 * an upper bound **certified on a frequency grid** (the given grid plus the refined peak
   frequencies of the candidates): robust performance theorem, skewed μ with a full complex
   performance block; at each frequency D-G scalings give the largest γ they certify in
   closed form (a generalised eigenvalue), and a bisection on γ re-optimises the scalings
-  only where the bound is still above γ. Between grid points nothing is certified.
+  only where the bound is still above γ; then proved on frequency intervals covering
+  [0, ∞] (:mod:`titop_lpv.robust.gain_upper`).
 """
 
 from __future__ import annotations
@@ -25,18 +29,10 @@ from scipy import optimize
 
 from ..plots import plot_worst_case_gain
 from .abcd import ABCD
-from .blocks import Block
-from .certify import (
-    Certificate,
-    Scaling,
-    budgets,
-    complex_scaling,
-    cover,
-    diag_scaling,
-    padded_system,
-)
 from .checks import check_count, check_seed
 from .frequency import check_omega, default_omega
+from .gain_upper import gain_certified as _gain_certified  # noqa: F401  (tests use it)
+from .gain_upper import mu_gain_upper
 from .loop import (
     LoopLFT,
     RobustnessError,
@@ -47,24 +43,13 @@ from .loop import (
     split_lft,
 )
 from .mu import freqresp
-from .mu_upper import (
-    dg_batch,
-    dg_common,
-    dg_init,
-    full_scalings,
-    scaled_matrices,
-    upper_bound,
-)
-from .structure import MuStructure, block_values
-
-CERT_RTOL = 2e-8  # the certified γ is the grid's times 1 + CERT_RTOL (more where needed)
+from .structure import block_values
+from .worst_dynamic import dynamic_worst_case
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["WorstCaseGainResult", "worst_case_gain"]
-
-UPPER_RTOL = 1e-6  # bisection on γ stops when the certified bound is within this of the lower
 
 
 @dataclass(frozen=True)
@@ -78,8 +63,9 @@ class WorstCaseGainResult:
         ``delta`` (refined between grid points), reached at ``omega_peak``: an **attained
         lower bound** on the worst case (``inf`` if ``delta`` destabilises the loop).
     delta : ndarray
-        The worst Δ found (real static: complex scalars on their real axis, full blocks as
-        real matrices).
+        The worst Δ found: real static (complex scalars on their real axis, full blocks as
+        real matrices), or, with ``delta_system``, its complex value at
+        ``omega_critical``.
     delta_values : dict
         ``delta`` block by block, normalised.
     parameter_values : dict
@@ -107,10 +93,21 @@ class WorstCaseGainResult:
     certified : str
         ``"intervals"``: ``upper`` bounds the worst case at every frequency of [0, ∞]
         (constant D-G scalings on each of ``intervals``,
-        :mod:`titop_lpv.robust.certify`); ``"grid"``: at ``upper_omega`` only.
+        :mod:`titop_lpv.robust.certify`); ``"exact"``: the gain is 0 for every Δ (no
+        path from the performance inputs to the outputs), ``upper`` is 0; ``"grid"``: at
+        ``upper_omega`` only.
     intervals : ndarray (K, 2)
         The certified open intervals [rad/s] (``-1``: from ω = 0 included; ``inf``: up to
         ω = ∞ included).
+    delta_system : control.StateSpace or None
+        With ``ultidyn`` / ``ucomplex`` blocks, when a dynamic Δ beats the real static
+        ones: a stable real LTI Δ(s) of the structure, ``Δ(j omega_critical) = delta``,
+        of structured norm ≤ 1 at every frequency (first-order all-passes,
+        :mod:`titop_lpv.robust.worst_dynamic`); ``gain`` is then the peak σ̄ of the loop
+        closed by it (checked stable, and equal at ``omega_critical`` to the optimised gain
+        within 1e-9). None otherwise (``delta`` real static).
+    omega_critical : float or None
+        The frequency [rad/s] at which ``delta_system`` takes the value ``delta``.
     """
 
     gain: float
@@ -127,6 +124,8 @@ class WorstCaseGainResult:
     nominal_curve: np.ndarray
     certified: str = "grid"
     intervals: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    delta_system: Any = None
+    omega_critical: float | None = None
 
     def report(self) -> str:
         """The worst gain, its δ, and what each bound guarantees."""
@@ -136,6 +135,9 @@ class WorstCaseGainResult:
                                      for k, v in self.parameter_values.items()) + ")"
         if not np.isfinite(self.gain):
             return f"not robustly stable: {vals} puts a pole on or beyond the imaginary axis"
+        if self.certified == "exact":
+            return ("worst-case gain 0: no path from the performance inputs to the outputs "
+                    "for any Δ (M22 and M21 or M12 are zero)")
         band = f"ω ∈ [{self.omega.min():.4g}, {self.omega.max():.4g}] rad/s"
         lines = [
             f"worst-case gain {self.gain:.6g} at ω = {self.omega_peak:.6g} rad/s over {band} "
@@ -143,7 +145,11 @@ class WorstCaseGainResult:
             f"{self.gain / self.nominal_gain:.3g}x)" if self.nominal_gain > 0 else
             f"worst-case gain {self.gain:.6g} at ω = {self.omega_peak:.6g} rad/s over {band} "
             "(nominal parameters: 0)",
-            f"  attained with {vals}: a lower bound on the worst case"]
+            f"  attained with {vals}: a lower bound on the worst case" if
+            self.delta_system is None else
+            f"  attained by a stable LTI Δ(s) of order {self.delta_system.nstates} (all-passes)"
+            f" with Δ(jω) = {vals} at ω = {self.omega_critical:.6g} rad/s: a lower bound on "
+            "the worst case"]
         if self.upper is None:
             lines.append("  upper bound: not computed")
         elif not np.isfinite(self.upper):
@@ -152,17 +158,20 @@ class WorstCaseGainResult:
         elif self.upper >= self.gain * (1 - 1e-9) and self.certified == "intervals":
             lines.append(f"  {self.gain:.6g} <= worst case <= {self.upper:.6g} (μ upper bound "
                          f"certified at every frequency on {len(self.intervals)} intervals, "
-                         f"gap {self.upper / self.gain - 1:.2%})")
+                         f"gap {self._gap()})")
         elif self.upper >= self.gain * (1 - 1e-9):
             lines.append(f"  {self.gain:.6g} <= worst case at the {self.upper_omega.size} "
                          f"certified frequencies <= {self.upper:.6g} (μ upper bound, "
-                         f"gap {self.upper / self.gain - 1:.2%}); between grid points the "
+                         f"gap {self._gap()}); between grid points the "
                          "upper bound is not certified")
         else:  # cannot happen when upper_omega contains omega_peak; said, not hidden
             lines.append(f"  μ upper bound {self.upper:.6g} at the {self.upper_omega.size} "
                          f"certified frequencies is BELOW the attained gain {self.gain:.6g}: "
                          "the certificate is inconsistent, do not use it")
         return "\n".join(lines)
+
+    def _gap(self) -> str:
+        return f"{self.upper / self.gain - 1:.2%}" if self.gain > 0 else "infinite"
 
     def plot(self, *, ax: Any = None) -> Figure:
         """σ̄ against ω with the worst Δ and at the nominal parameters; returns the Figure
@@ -214,6 +223,23 @@ def _band_peak(mats, omega: np.ndarray, poles: np.ndarray | None = None,
         if -r.fun > best[0]:
             best = (float(-r.fun), float(r.x))
     return best
+
+
+def _no_path(lft: LoopLFT, omega: np.ndarray) -> bool:
+    """True when ``F_u(M, Δ) = M22 + M21 Δ (I − M11 Δ)⁻¹ M12`` is zero for every Δ: M22
+    and M21 or M12 vanish (to 1e-14 relative) at the grid frequencies and at ω = ∞. Each
+    entry is a polynomial of degree ≤ n over det(sI − A), so zero at n + 1 frequencies means
+    zero (the check needs at least n + 1 grid points)."""
+    n = lft.A.shape[0]
+    if omega.size < n + 1:
+        return False
+    Mw = np.concatenate([freqresp(lft.sys, omega), lft.sys.D[None].astype(complex)])
+    nz, nw = lft.st.nz, lft.st.nw
+    tiny = 1e-14 * max(1.0, float(np.abs(Mw).max()))
+
+    def zero(X):
+        return X.size == 0 or float(np.abs(X).max()) <= tiny
+    return zero(Mw[:, nz:, nw:]) and (zero(Mw[:, nz:, :nw]) or zero(Mw[:, :nz, nw:]))
 
 
 def _nominal_params(lft: LoopLFT, sizes: list[int]) -> np.ndarray:
@@ -323,7 +349,8 @@ def worst_case_gain(M: Any, blocks: Any = None,
     best_v, best = vals[order[0]], pts[order[0]]
     if np.isfinite(best_v) and k:
         for j in order[:3]:
-            r = optimize.minimize(lambda v: -np.log(peak(np.clip(v, -1, 1))[0]), pts[j],
+            # log: the peak spans decades; 1e-300: a zero gain (no performance path) is flat
+            r = optimize.minimize(lambda v: -np.log(peak(np.clip(v, -1, 1))[0] + 1e-300), pts[j],
                                   method="L-BFGS-B", bounds=[(-1, 1)] * k,
                                   options={"maxiter": 100})
             x = np.clip(r.x, -1, 1)
@@ -333,227 +360,34 @@ def worst_case_gain(M: Any, blocks: Any = None,
     g, w = peak(best)
     nominal = lft.closed(dmat(v_nom))
     nom_curve = _sigma(nominal, omega)
-    g_nom = _band_peak(nominal, omega, s=nom_curve)[0]
+    g_nom, w_nom = _band_peak(nominal, omega, s=nom_curve)
     curve = _sigma(lft.closed(delta), omega) if np.isfinite(g) else np.full(omega.size, np.inf)
     extra = np.array([pw for pg, pw in peaks.values() if np.isfinite(pg)])
+    dyn = None
+    if np.isfinite(g) and not st.all_real and g > 0:  # complex blocks: a dynamic Δ(s)
+        tops = np.argsort(-curve)[:2]
+        dyn = dynamic_worst_case(lft, omega, delta, np.r_[w, omega[tops], w_nom],
+                                 _band_peak, seed)
+        if dyn is not None and dyn.verified and dyn.gain > g:
+            g, w, delta = dyn.gain, dyn.omega_peak, dyn.delta
+            curve = _sigma(dyn.closed, omega)
+            extra = np.r_[extra, w, dyn.omega_c]
+        else:
+            dyn = None
     w_cert = np.unique(np.r_[omega, extra])
     ub, how, ivs = None, "grid", np.zeros((0, 2))
     if upper and not np.isfinite(g):
         ub = np.inf
+    elif upper and _no_path(lft, omega):
+        ub, how = 0.0, "exact"
     elif upper:
         # both bounds are valid: an upper bound below the attained gain is raised to it
-        ub, cert = _mu_gain_upper(lft, w_cert, g, g_nom, certify)
+        ub, cert = mu_gain_upper(lft, w_cert, g, g_nom, certify)
         ub = max(ub, g)
         if cert is not None and cert.complete:
             how, ivs = "intervals", cert.intervals
     dvals = block_values(delta, st.delta)
     return WorstCaseGainResult(g, delta, dvals, physical_values(lft, dvals), w, ub, w_cert, g_nom,
                                block_values(dmat(v_nom), st.delta), omega, curve, nom_curve,
-                               how, ivs)
-
-
-def _gain_certified(Nd: np.ndarray, Np: np.ndarray, Gs: np.ndarray,
-                    full: bool) -> np.ndarray:
-    """Per frequency, the smallest γ certified by scaled matrices for Zd + Zp/γ.
-
-    ``Nd = T Zd T⁻¹``, ``Np = T Zp T⁻¹`` and G̃ (``Gs``: (F, N, N) if ``full``, else the
-    (F, N) diagonal) as from :func:`titop_lpv.robust.mu_upper.scaled_matrices`. The certificate of
-    μ ≤ 1 is ``P0 + P1/γ² ≤ 0`` with ``P0 = Ndᴴ Nd + j(G̃ Nd − Ndᴴ G̃) − I`` and
-    ``P1 = Npᴴ Np`` (the cross terms vanish: D and G̃ are block diagonal and G̃ is zero on
-    the complex performance block). So γ = sqrt(λ_max(P1, −P0)) when −P0 > 0, else no γ
-    (inf). Each value is checked by evaluating the certificate at γ (1 + 1e-9)."""
-    NdH = Nd.conj().transpose(0, 2, 1)
-    if full:
-        GN = Gs @ Nd - NdH @ Gs
-    else:
-        GN = Gs[:, :, None] * Nd - NdH * Gs[:, None, :]
-    P0 = NdH @ Nd + 1j * GN - np.eye(Nd.shape[-1])
-    P0 = (P0 + P0.conj().transpose(0, 2, 1)) / 2
-    P1 = Np.conj().transpose(0, 2, 1) @ Np
-    P1 = (P1 + P1.conj().transpose(0, 2, 1)) / 2
-    out = np.full(Nd.shape[0], np.inf)
-    with np.errstate(all="ignore"):
-        good = np.all(np.isfinite(P0), axis=(1, 2)) & np.all(np.isfinite(P1), axis=(1, 2))
-        P0[~good], P1[~good] = -np.eye(Nd.shape[-1]), 0.0
-        e0 = np.linalg.eigvalsh(-P0)
-        good &= e0[:, 0] > 1e-10 * np.maximum(1.0, np.abs(e0).max(1))
-        if not good.any():
-            return out
-        L = np.linalg.cholesky(-P0[good])
-        Li = np.linalg.inv(L)
-        lam = np.linalg.eigvalsh(Li @ P1[good] @ Li.conj().transpose(0, 2, 1))[:, -1]
-        gam = np.sqrt(np.maximum(lam, 0.0)) * (1 + 1e-9)
-        safe = np.where(gam > 0, gam, 1.0)
-        chk = np.linalg.eigvalsh(P0[good] + P1[good] / safe[:, None, None] ** 2)[:, -1]
-        gam = np.where((gam > 0) & (chk > 0), np.inf, gam)
-    out[good] = gam
-    return out
-
-
-def _mu_gain_upper(lft: LoopLFT, omega: np.ndarray, g_low: float, g_nom: float,
-                   certify: bool = True) -> tuple[float, Certificate | None]:
-    """Smallest γ (within ``UPPER_RTOL``) with, at every frequency, D-G scalings that
-    certify μ ≤ 1 for [[M11, M12], [M21/γ, M22/γ]] (robust performance theorem).
-
-    Every frequency keeps the smallest γ certified so far (a certificate at γ is one at
-    every larger γ); the bisection re-optimises only the frequencies still above the trial
-    γ: warm-started L-BFGS, then a cold start with more iterations, full-block scalings if
-    blocks repeat, then SLICOT AB13MD on the (at most 4) worst, before declaring the trial
-    γ infeasible. With ``certify``, the bound is then proved on frequency intervals
-    (:func:`_certify_gain`)."""
-    nz = lft.st.nz
-    nu, ny = lft.B2.shape[1], lft.C2.shape[0]
-    aug = MuStructure([*lft.st.blocks, Block("performance", "full", nu, ny, 1)])
-    Mw = freqresp(lft.sys, omega)
-    Md, Mp = Mw.copy(), Mw.copy()
-    Md[:, nz:, :], Mp[:, :nz, :] = 0.0, 0.0
-    Zd, Zp = aug.pad(Md), aug.pad(Mp)
-    F = omega.size
-    best = np.full(F, np.inf)
-    lo = g_low if g_low > 0 else 0.0
-    gam0 = 1.05 * lo if lo > 0 else max(g_nom, 1e-12)
-    xs = dg_init(Zd + Zp / gam0, aug)
-
-    scal: dict[int, Scaling] = {}  # the scalings certifying best[i], where not xs[i]'s
-
-    def attempt(idx, gam, x0, iters, full=False):
-        _, x = dg_batch(Zd[idx] + Zp[idx] / gam, aug, x0, iters=iters, full=full)
-        Nd, Gs, ok, Ti = scaled_matrices(x, Zd[idx], aug, full)
-        g = _gain_certified(Nd, scaled_matrices(x, Zp[idx], aug, full)[0], Gs, full)
-        g[~ok] = np.inf
-        better = g < best[idx]
-        best[idx[better]] = g[better]
-        for j in np.flatnonzero(better):
-            if full:
-                T = (x[j, :aug.nT] @ aug.AT.T).reshape(aug.N, aug.N)
-                scal[int(idx[j])] = Scaling(T, Ti[j], Gs[j])
-            else:
-                xs[idx[j]] = x[j]
-                scal.pop(int(idx[j]), None)
-
-    def ab13md(i, gam):
-        b = upper_bound(Zd[i] + Zp[i] / gam, aug)
-        try:
-            T = np.linalg.cholesky(b.D).conj().T  # D = Tᴴ T
-        except np.linalg.LinAlgError:
-            return
-        Ti = np.linalg.inv(T)
-        Gt = Ti.conj().T @ b.G @ Ti
-        g = _gain_certified((T @ Zd[i] @ Ti)[None], (T @ Zp[i] @ Ti)[None], Gt[None], True)[0]
-        if g < best[i]:
-            best[i], scal[int(i)] = g, Scaling(T, Ti, Gt)
-
-    def feasible(gam):
-        idx = np.flatnonzero(best > gam)
-        steps = [lambda i: attempt(i, gam, xs[i], 30),
-                 lambda i: attempt(i, gam, None, 100)]
-        if aug.repeated:
-            steps.append(lambda i: attempt(i, gam, full_scalings(xs[i], aug), 60, full=True))
-        steps.append(lambda i: [ab13md(j, gam) for j in i[np.argsort(-best[i])][:4]])
-        for step in steps:
-            if idx.size == 0:
-                return True
-            step(idx)
-            idx = idx[best[idx] > gam]
-        return idx.size == 0
-
-    attempt(np.arange(F), gam0, xs, 25)
-    gam, cap = gam0, 1e6 * max(g_nom, lo, 1e-300)
-    while not np.isfinite(best.max()) or best.max() > gam:
-        if feasible(gam):
-            break
-        lo, gam = gam, 2 * gam
-        if gam > cap:
-            return np.inf, None
-    hi = float(best.max())
-    for _ in range(60):
-        if hi - lo <= UPPER_RTOL * hi:
-            break
-        mid = 0.5 * (lo + hi)
-        if feasible(mid):
-            hi = float(best.max())
-        else:
-            lo = mid
-    if not certify:
-        return float(best.max()), None
-    return _certify_gain(lft, aug, omega, best, lambda k: scal.get(k) or diag_scaling(xs[k], aug))
-
-
-def _certify_gain(lft: LoopLFT, aug: MuStructure, omega: np.ndarray, best: np.ndarray,
-                  grid_scaling) -> tuple[float, Certificate]:
-    """The grid's worst-case-gain bound proved on intervals covering [0, ∞]
-    (:func:`~titop_lpv.robust.certify.cover`): the level γ is proved by Φ of
-    ``[[M11, M12], [M21/γ, M22/γ]]`` at β = 1; where the grid missed a higher peak, the
-    certified γ there (maximised locally) raises it."""
-    nz = lft.st.nz
-    A, B, C, D = (np.asarray(getattr(lft.sys, m), float) for m in "ABCD")
-    base = padded_system(A, B, C, D, aug.zpos, aug.wpos, aug.N)
-    perf = np.ones(aug.N)
-    perf[aug.zpos[nz:]] = 0.0
-
-    def system(gam):
-        r = np.where(perf > 0, 1.0, 1.0 / gam)[:, None]
-        return (base[0], base[1], r * base[2], r * base[3]), 1.0
-
-    def at(c):
-        Mw = freqresp(lft.sys, [c])
-        Md, Mp = Mw.copy(), Mw.copy()
-        Md[:, nz:, :], Mp[:, :nz, :] = 0.0, 0.0
-        return aug.pad(Md), aug.pad(Mp)
-
-    def warm(c):
-        return grid_scaling(min(int(np.searchsorted(omega, c)), omega.size - 1))
-
-    def certified(Zd, Zp, sc):
-        return float(_gain_certified((sc.T @ Zd[0] @ sc.Ti)[None], (sc.T @ Zp[0] @ sc.Ti)[None],
-                                     sc.Gt[None], True)[0])
-
-    def fresh(c, gam, hard=False):
-        Zd, Zp = at(c)
-        k = min(int(np.searchsorted(omega, c)), omega.size - 1)
-        cands = [(certified(Zd, Zp, warm(c)), warm(c))]
-        for x0, iters in ((None, 60), (None, 200)) if gam > 0 else ((None, 200),):
-            _, x = dg_batch(Zd + Zp / min(gam, 1e300), aug, x0, iters=iters)
-            sc = diag_scaling(x[0], aug)
-            cands.append((certified(Zd, Zp, sc), sc))
-            if min(cands, key=lambda t: t[0])[0] * (1 + CERT_RTOL) < gam:
-                break
-        if min(cands, key=lambda t: t[0])[0] * (1 + CERT_RTOL) >= gam:
-            b = upper_bound(Zd[0] + Zp[0] / max(gam, best[k]), aug)
-            sc = Scaling.from_dg(b.D, b.G)
-            if sc is not None:
-                cands.append((certified(Zd, Zp, sc), sc))
-        return hard_cands(c, gam) if hard else sorted(cands, key=lambda t: t[0])
-
-    def hard_cands(c, gam):  # D only, then D-G shared over [c, c + h]: milder, longer
-        if not (aug.has_real and np.isfinite(gam) and gam > 0):
-            return
-        Zd, Zp = at(c)
-        x0 = complex_scaling(Zd[0] + Zp[0] / gam, aug)[1]
-        yield certified(Zd, Zp, x0), x0
-        k1 = min(int(np.searchsorted(omega, c, side="right")), omega.size - 1)
-        span = omega[k1] - c if omega[k1] > c else max(c, 1e-3)
-        xd = np.r_[np.log(np.abs(np.diag(x0.T)))[np.r_[0, np.cumsum(aug.ab_nblock)[:-1]]],
-                   np.zeros(aug.nr)]
-        for h in span / 8.0 ** np.arange(5):
-            Zs = np.concatenate([Zd_ + Zp_ / gam for Zd_, Zp_ in
-                                 (at(f) for f in c + h * np.linspace(0, 1, 5))])
-            sc = diag_scaling(dg_common(Zs, aug, xd)[1], aug)
-            yield certified(Zd, Zp, sc), sc
-
-    def raise_level(c, g):
-        k = int(np.searchsorted(omega, c))
-        lo, hi = omega[max(k - 1, 0)], omega[k + 1] if k + 1 < omega.size else 2 * c + 1
-        sc = warm(c)
-
-        def neg(f):
-            Zd, Zp = at(f)
-            return -certified(Zd, Zp, sc) if np.isfinite(certified(Zd, Zp, sc)) else -1e300
-        ws = float(optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
-                                            options={"xatol": 1e-6 * max(hi, 1e-12)}).x)
-        return max(g, fresh(ws, g)[0][0]) * (1 + CERT_RTOL)
-
-    cert = cover(system, omega, float(best.max()) * (1 + CERT_RTOL), grid_scaling, fresh,
-                 raise_level, rtol=CERT_RTOL, **budgets(aug.N))
-    return cert.level, cert
-
+                               how, ivs, None if dyn is None else dyn.system,
+                               None if dyn is None else dyn.omega_c)
