@@ -10,7 +10,7 @@ from pathlib import Path
 from sphinx.cmd.build import build_main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-PAGES = ["index", "getting-started", "cli", "theory", "model-file", "trim", "linearize",
+PAGES = ["index", "getting-started", "cli", "theory", "model-file", "examples", "trim", "linearize",
          "uncertain", "robust", "export", "design", "api"]
 
 
