@@ -4,14 +4,19 @@ The solver is stepped as ``scipy.integrate.solve_ivp`` steps it (same methods, t
 and output by dense interpolation at the output times), with guards that ``solve_ivp``
 lacks: a NaN or infinite state, input or derivative stops the run, as do an evaluation
 budget and a stall (steps so short that the span cannot be covered within many times the
-budget), so a run never loops forever.
+budget), so a run never loops forever. ``method="RK4"`` is the classical fixed-step
+fourth-order Runge-Kutta scheme (step ``dt``), with the same guards.
+
+A :class:`Trajectory` stores the states and inputs at the output times; its outputs are
+computed from them on first access (or only those chosen with ``outputs=``), so that a long
+run of a large model keeps only its states.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,6 +33,7 @@ from .arguments import (
     ArgumentTypeError,
     finite_vector,
     integer,
+    name_list,
     progress_option,
     real,
 )
@@ -35,21 +41,35 @@ from .arguments import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["MAX_NFEV", "MAX_POINTS", "METHODS", "SOLVERS", "STALL_FACTOR", "STALL_WINDOW",
-           "Trajectory", "simulate"]
+__all__ = ["FIXED_STEP", "MAX_NFEV", "MAX_POINTS", "METHODS", "OUTPUT_BLOCK", "SOLVERS",
+           "STALL_FACTOR", "STALL_WINDOW", "Trajectory", "simulate"]
 
 SOLVERS = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau, "BDF": BDF,
            "LSODA": LSODA}  # the methods of scipy.integrate.solve_ivp
-METHODS = tuple(SOLVERS)
+FIXED_STEP = ("RK4",)  # fixed-step methods (step dt)
+METHODS = (*SOLVERS, *FIXED_STEP)
+GRID_TOL = 1e-6  # an output time may miss the step grid by this fraction of a step
+OUTPUT_BLOCK = 4_000_000  # numbers of states and outputs evaluated per block of output times
 MAX_POINTS = 10_000_000  # largest number of output times
 MAX_NFEV = 1_000_000  # default budget of right-hand-side evaluations
 STALL_WINDOW = 1000  # steps over which the pace of a run is measured
 STALL_FACTOR = 10  # a pace that needs more than this many times max_nfev steps is a stall
 
 
-@dataclass(frozen=True)
 class Trajectory:
     """A simulated time history with named signals.
+
+    The outputs ``y`` are computed from the stored states and inputs on first access (in
+    blocks of output times, so that the evaluation needs little memory beyond ``y``
+    itself), then kept; a trajectory built with ``y`` given keeps it as is.
+
+    Parameters
+    ----------
+    t, x, y, u, state_names, output_names, input_names, units, params, nfev
+        As the attributes; ``y`` may be None when ``outputs_of`` is given.
+    outputs_of : callable ``f(x, u) -> y``, optional
+        Computes the outputs of a block of states (n, n_states) and inputs (n, n_inputs),
+        shape (n, n_outputs); used when ``y`` is None.
 
     Attributes
     ----------
@@ -57,6 +77,7 @@ class Trajectory:
         Time [s].
     x : ndarray, shape (n_t, n_states)
     y : ndarray, shape (n_t, n_outputs)
+        Computed on first access.
     u : ndarray, shape (n_t, n_inputs)
     state_names, output_names, input_names : tuple of str
     units : dict
@@ -67,16 +88,47 @@ class Trajectory:
         Number of right-hand-side evaluations.
     """
 
-    t: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-    u: np.ndarray
-    state_names: tuple[str, ...]
-    output_names: tuple[str, ...]
-    input_names: tuple[str, ...]
-    units: dict[str, str] = field(default_factory=dict)
-    params: dict[str, float] = field(default_factory=dict)
-    nfev: int = 0
+    def __init__(self, t: np.ndarray, x: np.ndarray, y: np.ndarray | None, u: np.ndarray,
+                 state_names: tuple[str, ...], output_names: tuple[str, ...],
+                 input_names: tuple[str, ...], units: dict[str, str] | None = None,
+                 params: dict[str, float] | None = None, nfev: int = 0, *,
+                 outputs_of: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
+        if y is None and outputs_of is None:
+            raise ArgumentError("Trajectory needs y or outputs_of")
+        self.t, self.x, self.u = t, x, u
+        self.state_names, self.output_names = state_names, output_names
+        self.input_names = input_names
+        self.units = {} if units is None else units
+        self.params = {} if params is None else params
+        self.nfev = nfev
+        self._y, self._outputs_of = y, outputs_of
+        self._lock = threading.Lock()
+        self._frozen = True
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"Trajectory is immutable: cannot set {key!r}")
+        object.__setattr__(self, key, value)
+
+    @property
+    def y(self) -> np.ndarray:
+        """Outputs (n_t, n_outputs), in :attr:`output_names` order (computed once)."""
+        with self._lock:
+            if self._y is None:
+                n_t, n_y = len(self.t), len(self.output_names)
+                y = np.empty((n_t, n_y))
+                block = max(1, OUTPUT_BLOCK // max(1, n_y + self.x.shape[1]))
+                for k in range(0, n_t, block):
+                    if n_y:
+                        y[k:k + block] = self._outputs_of(self.x[k:k + block],
+                                                          self.u[k:k + block])
+                object.__setattr__(self, "_y", y)
+            return self._y
+
+    def __repr__(self) -> str:
+        return (f"<titop_lpv.Trajectory: {len(self.t)} times in [{self.t[0]:g}, {self.t[-1]:g}]"
+                f" s, {len(self.state_names)} states, {len(self.output_names)} outputs, "
+                f"{len(self.input_names)} inputs, nfev = {self.nfev}>")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -154,8 +206,10 @@ def simulate(
     max_step: float = np.inf,
     max_nfev: int = MAX_NFEV,
     progress: bool | Callable[[float, float], None] = False,
+    dt: float | None = None,
+    outputs: Any = None,
 ) -> Trajectory:
-    """Simulate the nonlinear model with a ``scipy.integrate.solve_ivp`` method.
+    """Simulate the nonlinear model with a ``scipy.integrate.solve_ivp`` method or RK4.
 
     Every argument is checked before the solver starts, and every evaluation of the
     right-hand side during the run: a state or input that becomes NaN or infinite, a
@@ -184,13 +238,18 @@ def simulate(
         included, 1 to 10 000 000); ignored otherwise.
     method : str or scipy.integrate.OdeSolver subclass, default "DOP853"
         One of ``solve_ivp``'s methods, in any case: ``RK23``, ``RK45``, ``DOP853``,
-        ``Radau``, ``BDF``, ``LSODA``.
+        ``Radau``, ``BDF``, ``LSODA``; or ``RK4``, the classical fixed-step fourth-order
+        Runge-Kutta scheme (global error O(dt⁴)) with step ``dt``. RK4 does not
+        interpolate: the span and every output time must lie on its step grid
+        ``t_span[0] + k dt`` (within 1e-6 step), and the state at an output time is the
+        state of that step (e.g. ``t_span=(0, 1), dt=1e-3`` with the default 1001 points
+        outputs every step; ``n_points=101`` every tenth).
     rtol, atol, max_step
         Passed to the solver as ``solve_ivp`` passes them: ``rtol > 0``, ``atol >= 0`` (a
-        number or one per state), ``max_step > 0`` (inf allowed). With the defaults (DOP853,
-        1e-9, 1e-11) the energy of the undamped balloon (about 107 J exchanged between
-        kinetic and potential) drifts by 2.3e-7 J over 20 s; ``rtol=1e-10, atol=1e-12``
-        brings the drift to 2.5e-8 J.
+        number or one per state), ``max_step > 0`` (inf allowed); not used by RK4. With the
+        defaults (DOP853, 1e-9, 1e-11) the energy of the undamped balloon (about 107 J
+        exchanged between kinetic and potential) drifts by 2.3e-7 J over 20 s;
+        ``rtol=1e-10, atol=1e-12`` brings the drift to 2.5e-8 J.
     max_nfev : int, default 1 000 000
         Budget of right-hand-side evaluations; the run stops with
         :class:`~titop_lpv.SimulationError` when it is spent (the 20 s balloon run of the
@@ -198,6 +257,14 @@ def simulate(
     progress : bool or callable
         ``True``: a progress bar on stderr for runs longer than 0.5 s; a callable
         ``f(t, t_final)`` is called as the solver advances; ``False`` (default): silent.
+    dt : float, optional
+        Step [s] of ``method="RK4"`` (required there, refused with the adaptive methods);
+        ``4 (t_span[1] - t_span[0]) / dt`` evaluations must fit in ``max_nfev``.
+    outputs : None or list of str, optional
+        Outputs the trajectory keeps (default: all of :attr:`Model.output_names`; ``[]``:
+        none). They are computed from the stored states on first access of
+        :attr:`Trajectory.y` (or of one of their names), not during the run: a run stores
+        its states and inputs only, ``n_states + n_inputs`` numbers per output time.
 
     Returns
     -------
@@ -211,6 +278,14 @@ def simulate(
         The solver stops before ``t_span[1]`` (its message is quoted), a state, an input or
         a derivative becomes NaN or infinite, the run stalls, or
         ``max_nfev`` is spent; with the time.
+
+    Examples
+    --------
+    >>> import titop_lpv as tl
+    >>> model = tl.load_model("examples/balloon.toml")
+    >>> traj = tl.simulate(model, (0.0, 0.1), method="RK4", dt=1e-3, n_points=11)
+    >>> traj.x.shape, traj.nfev
+    ((11, 18), 400)
     """
     t0, t1 = _span(t_span)
     ph_params = model.param_vector(params)
@@ -220,7 +295,7 @@ def simulate(
     model.check_params(ph_params)
     x0 = (model.default_state(params) if x0 is None
           else finite_vector(x0, "x0", model.state_names, "state"))
-    ufun = _input_function(model, u)
+    ufun, zero_u = _input_function(model, u)
     solver = _method(method)
     rtol = real(rtol, "rtol", low=0.0, strict=True)
     atol = _atol(atol, model)
@@ -230,6 +305,12 @@ def simulate(
         raise ArgumentError(f"max_step = {max_step:g} s needs more than max_nfev = {max_nfev} "
                             f"steps to cover t_span ({t0:g}, {t1:g})")
     t_eval = _times(t_eval, n_points, t0, t1)
+    if solver is None:
+        grid = _step_grid(dt, t_eval, t0, t1, max_nfev)
+    else:
+        _no_step(dt)
+        grid = None
+    out_cols = _output_columns(model, outputs)
     report = _progress(progress_option(progress), t0, t1)
     head = f"simulation of {model.name!r} stopped at t = "
     nfev = [0]
@@ -245,24 +326,118 @@ def simulate(
         if bad.size:
             raise SimulationError(f"{head}{t:.6g} s: state {model.state_names[bad[0]]!r} "
                                   f"became {x[bad[0]]} (the solution overflowed)")
-        try:
-            return model.dynamics(t, x, ufun(t, x), ph_params)
+        try:  # zero inputs as None: the kernel's single-state path, without copies
+            return model.dynamics(t, x, None if zero_u else ufun(t, x), ph_params)
         except DynamicsError as err:
             raise SimulationError(f"{head}{t:.6g} s: {err}") from err
 
-    X = _integrate(solver(rhs, t0, x0, t1, rtol=rtol, atol=atol, max_step=max_step),
-                   t_eval, head, max_nfev)
+    if grid is not None:
+        X = _rk4(rhs, t0, x0, *grid)
+    else:
+        X = _integrate(solver(rhs, t0, x0, t1, rtol=rtol, atol=atol, max_step=max_step),
+                       t_eval, head, max_nfev)
     if report is not None:
         report(t1, final=True)
-    U = np.array([ufun(t, x) for t, x in zip(t_eval, X)]).reshape(len(t_eval), model.n_inputs)
-    Y = model.outputs(0.0, X, U, ph_params)
+    U = np.empty((len(t_eval), model.n_inputs))
+    for k, (t, x) in enumerate(zip(t_eval, X)):
+        U[k] = ufun(t, x)
+
+    def outputs_of(xs: np.ndarray, us: np.ndarray) -> np.ndarray:
+        y = model.outputs(0.0, xs, us, ph_params)
+        return y if out_cols is None else y[:, out_cols]
+
     return Trajectory(
-        t=t_eval, x=X, y=Y, u=U,
-        state_names=model.state_names, output_names=model.output_names,
+        t=t_eval, x=X, y=None, u=U,
+        state_names=model.state_names,
+        output_names=(model.output_names if out_cols is None
+                      else tuple(model.output_names[c] for c in out_cols)),
         input_names=model.input_names, units=model.units(),
         params=dict(zip(model.param_names, np.asarray(ph_params, float).tolist())),
-        nfev=nfev[0],
+        nfev=nfev[0], outputs_of=outputs_of,
     )
+
+
+def _no_step(dt: Any) -> None:
+    """``dt`` must be None for the adaptive methods."""
+    if dt is not None:
+        raise ArgumentError(f"dt = {dt!r:.60} is the step of method='RK4'; the adaptive "
+                            "methods choose their steps (use max_step to bound them)")
+
+
+def _step_grid(dt: Any, t_eval: np.ndarray, t0: float, t1: float, max_nfev: int
+               ) -> tuple[float, int, np.ndarray]:
+    """RK4's ``(dt, n_steps, step index of each output time)``, the grid checked."""
+    if dt is None:
+        raise ArgumentError("method='RK4' needs its step dt [s], e.g. dt=1e-3")
+    dt = real(dt, "dt", low=0.0, strict=True)
+    span = (t1 - t0) / dt
+    n_steps = round(span)
+    if n_steps < 1 or abs(span - n_steps) > GRID_TOL:
+        raise ArgumentError(f"RK4 steps on a fixed grid: t_span ({t0:g}, {t1:g}) must be a "
+                            f"whole number of steps dt = {dt:g} s; it is {span:.9g}")
+    if 4 * n_steps > max_nfev:
+        raise ArgumentError(f"RK4 with dt = {dt:g} s needs {4 * n_steps} evaluations to cover "
+                            f"t_span ({t0:g}, {t1:g}), more than max_nfev = {max_nfev}")
+    k = (t_eval - t0) / dt
+    steps = np.rint(k).astype(np.int64)
+    off = np.flatnonzero(np.abs(k - steps) > GRID_TOL)
+    if off.size:
+        raise ArgumentError(
+            f"RK4 does not interpolate: every output time must be t_span[0] + k dt (dt = "
+            f"{dt:g} s); t = {t_eval[off[0]]:.9g} s is not (choose t_eval on the grid, or "
+            f"n_points - 1 dividing the {n_steps} steps)")
+    return dt, n_steps, steps
+
+
+def _rk4(rhs: Callable[[float, np.ndarray], np.ndarray], t0: float, x0: np.ndarray,
+         dt: float, n_steps: int, out_steps: np.ndarray) -> np.ndarray:
+    """The classical RK4 scheme from ``x0`` at ``t0``: the states at the steps
+    ``out_steps`` (increasing), shape (len(out_steps), n_x). Step k starts at t0 + k dt."""
+    X = np.empty((len(out_steps), len(x0)))
+    x = np.array(x0, dtype=float)
+    stage, acc = np.empty_like(x), np.empty_like(x)
+    j = 0
+    while j < len(out_steps) and out_steps[j] == 0:
+        X[j] = x
+        j += 1
+    half = 0.5 * dt
+    for k in range(n_steps):
+        t = t0 + k * dt
+        k1 = rhs(t, x)
+        np.multiply(k1, half, out=stage)
+        stage += x
+        k2 = rhs(t + half, stage)
+        np.multiply(k2, 2.0, out=acc)
+        acc += k1
+        np.multiply(k2, half, out=stage)
+        stage += x
+        k3 = rhs(t + half, stage)
+        acc += 2.0 * k3
+        np.multiply(k3, dt, out=stage)
+        stage += x
+        k4 = rhs(t0 + (k + 1) * dt, stage)
+        acc += k4
+        acc *= dt / 6.0
+        x += acc
+        while j < len(out_steps) and out_steps[j] == k + 1:
+            X[j] = x
+            j += 1
+    return X
+
+
+def _output_columns(model: Model, outputs: Any) -> list[int] | None:
+    """Columns of the chosen outputs (None: all)."""
+    names = name_list(outputs, "outputs")
+    if names is None:
+        return None
+    cols = []
+    for name in names:
+        key = find(name, model.output_names)
+        if key not in model.output_names:
+            raise UnknownNameError(f"outputs: no output {name!r}; outputs are "
+                                   f"{list(model.output_names)}")
+        cols.append(model.output_names.index(key))
+    return cols
 
 
 def _integrate(solver: OdeSolver, t_eval: np.ndarray, head: str, max_nfev: int) -> np.ndarray:
@@ -271,7 +446,8 @@ def _integrate(solver: OdeSolver, t_eval: np.ndarray, head: str, max_nfev: int) 
     :data:`STALL_WINDOW` steps, the pace of the last window must reach the end of the span in
     fewer than :data:`STALL_FACTOR` × ``max_nfev`` steps (a run that would spend its
     evaluation budget many times over even if its steps grew tenfold)."""
-    rows, done, steps, t_mark = [], 0, 0, solver.t
+    X = np.empty((len(t_eval), solver.n))
+    done, steps, t_mark = 0, 0, solver.t
     t_end = solver.t_bound
     while solver.status == "running":
         message = solver.step()
@@ -291,9 +467,10 @@ def _integrate(solver: OdeSolver, t_eval: np.ndarray, head: str, max_nfev: int) 
             t_mark = solver.t
         upto = int(np.searchsorted(t_eval, solver.t, side="right"))
         if upto > done:
-            rows.append(np.atleast_2d(solver.dense_output()(t_eval[done:upto]).T))
+            X[done:upto] = np.atleast_2d(solver.dense_output()(t_eval[done:upto]).T
+                                         ).reshape(upto - done, -1)
             done = upto
-    return np.concatenate(rows).reshape(len(t_eval), -1)
+    return X
 
 
 def _span(t_span: Any) -> tuple[float, float]:
@@ -309,8 +486,9 @@ def _span(t_span: Any) -> tuple[float, float]:
     return t0, t1
 
 
-def _method(method: Any) -> type[OdeSolver]:
-    """The OdeSolver class of a ``solve_ivp`` method name (any case), or a subclass given."""
+def _method(method: Any) -> type[OdeSolver] | None:
+    """The OdeSolver class of a ``solve_ivp`` method name (any case), or a subclass given;
+    None for RK4."""
     if isinstance(method, type) and issubclass(method, OdeSolver):
         return method
     if not isinstance(method, str):
@@ -318,8 +496,9 @@ def _method(method: Any) -> type[OdeSolver]:
                                 f"{method!r:.60}")
     for name in METHODS:
         if name.lower() == method.lower():
-            return SOLVERS[name]
-    raise ArgumentError(f"unknown method {method!r}; methods are {list(METHODS)} (any case)")
+            return SOLVERS.get(name)
+    raise ArgumentError(f"unknown method {method!r}; methods are {list(SOLVERS)} (any case), "
+                        "and 'RK4' (fixed step dt)")
 
 
 def _atol(atol: Any, model: Model) -> Any:
@@ -369,8 +548,10 @@ def _progress(progress: Any, t0: float, t1: float) -> Callable[..., None] | None
     return report
 
 
-def _input_function(model: Model, u: Any) -> Callable[[float, np.ndarray], np.ndarray]:
-    """``u(t, x)``: zero, a checked constant, or the user's function with its values checked."""
+def _input_function(model: Model, u: Any
+                    ) -> tuple[Callable[[float, np.ndarray], np.ndarray], bool]:
+    """``u(t, x)``: zero, a checked constant, or the user's function with its values
+    checked; and whether the inputs are constant zeros."""
     if callable(u):
         def ufun(t: float, x: np.ndarray) -> np.ndarray:
             raw = u(t, x)
@@ -386,7 +567,7 @@ def _input_function(model: Model, u: Any) -> Callable[[float, np.ndarray], np.nd
                     f"simulation of {model.name!r} stopped at t = {t:.6g} s: u(t, x) returned "
                     f"{val[bad[0]]} for input {model.input_names[bad[0]]!r}")
             return val
-        return ufun
+        return ufun, False
     const = (np.zeros(model.n_inputs) if u is None
              else finite_vector(u, "u", model.input_names, "input"))
-    return lambda t, x: const
+    return (lambda t, x: const), not np.any(const)

@@ -16,10 +16,6 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-import numpy as np
-
-from ..exceptions import DynamicsError, ModelError
-from ..multibody.dynamics import forward_dynamics
 from .compiled import Model, compile_system
 from .description import (
     JOINT_TYPES,
@@ -154,10 +150,10 @@ class System:
             name=name,
             joint=joint,
             parent=parent,
-            mass=freeze(mass),
-            inertia=freeze(inertia),
-            com=freeze(com),
-            ports=freeze(dict(ports or {})),
+            mass=mass,  # the record freezes its fields
+            inertia=inertia,
+            com=com,
+            ports=dict(ports or {}),
         )
         self.bodies.append(body)
         return body
@@ -354,19 +350,7 @@ class System:
             With every problem found, each naming the body, joint, load or field; or naming
             the state derivative that is not finite at the default state.
         """
-        with np.errstate(all="ignore"):  # a non-finite result is reported below, not warned
-            model = compile_system(self)
-            try:
-                xdot = forward_dynamics(model, model.default_state(), backend="numpy")
-            except DynamicsError as err:
-                raise ModelError(f"the dynamics cannot be evaluated at the default state: {err}",
-                                 name=self.name) from None
-        bad = [n for n, v in zip(model.state_names, xdot) if not np.isfinite(v)]
-        if bad:
-            raise ModelError(f"the dynamics at the default state are not finite (d/dt of "
-                             f"{', '.join(bad)}): numbers too large for double precision",
-                             name=self.name)
-        return model
+        return compile_system(self)
 
     # ------------------------------------------------------------------ schema
     def to_dict(self) -> dict[str, Any]:
@@ -411,7 +395,8 @@ class System:
             s.problems.append(f"the model must be a table/mapping, got {type(data).__name__}")
             return s
         nulls: list[str] = []
-        data = _without_nulls(data, "", nulls)
+        if _has_null(data):  # the paths of the nulls, for the messages (the data unchanged)
+            data = _without_nulls(data, "", nulls)
         s = cls(
             name=data.get("name", "model"),
             gravity=data.get("gravity", (0.0, 0.0, 0.0)),
@@ -492,29 +477,68 @@ class System:
         )
 
 
-def _without_nulls(node: Any, where: str, problems: list[str]) -> Any:
+def _without_nulls(node: Any, where: Any, problems: list[str]) -> Any:
     """``node`` without the keys whose value is null (JSON ``null``, YAML ``~``), each one
-    recorded as a problem; a null inside an array stays (validation names it again)."""
+    recorded as a problem; a null inside an array stays (validation names it again).
+    ``where`` is the path of ``node``: a string, or a callable giving it (built only when a
+    problem is recorded, so that a large model without nulls costs no strings)."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
-            here = f"{where}.{key}" if where else str(key)
             if value is None:
-                problems.append(f"{here}: null is not a value (omit the key for its default)")
+                base = where() if callable(where) else where
+                problems.append(f"{f'{base}.{key}' if base else str(key)}: null is not a value "
+                                "(omit the key for its default)")
+            elif isinstance(value, (dict, list)):
+                out[key] = _without_nulls(value, _path_key(where, key), problems)
             else:
-                out[key] = _without_nulls(value, here, problems)
+                out[key] = value
         return out
     if isinstance(node, list):
         items = []
         for i, value in enumerate(node):
-            here = f"{where}[{i}]"
-            if isinstance(value, dict) and isinstance(value.get("name"), str):
-                here += f" ({value['name']!r})"
             if value is None:
-                problems.append(f"{here}: null is not a value")
-            items.append(_without_nulls(value, here, problems))
+                problems.append(f"{_path_item(where, i, value)()}: null is not a value")
+                items.append(None)
+            elif isinstance(value, (dict, list)):
+                items.append(_without_nulls(value, _path_item(where, i, value), problems))
+            else:
+                items.append(value)
         return items
     return node
+
+
+def _has_null(node: Any) -> bool:
+    """Whether a null (None) is anywhere in ``node`` (dicts and lists, recursively)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        values = item.values() if type(item) is dict else item
+        for value in values:
+            if value is None:
+                return True
+            if type(value) is dict or type(value) is list:
+                stack.append(value)
+    return False
+
+
+def _path_key(where: Any, key: Any) -> Any:
+    """The path of ``key`` in the mapping at ``where``, built when called."""
+    def path() -> str:
+        base = where() if callable(where) else where
+        return f"{base}.{key}" if base else str(key)
+    return path
+
+
+def _path_item(where: Any, i: int, value: Any) -> Any:
+    """The path of item ``i`` of the list at ``where``, built when called."""
+    def path() -> str:
+        base = where() if callable(where) else where
+        here = f"{base}[{i}]"
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            here += f" ({value['name']!r})"
+        return here
+    return path
 
 
 def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> list[str]:
@@ -533,10 +557,17 @@ def _list(data: dict[str, Any], key: str, problems: list[str]) -> list[dict[str,
     return items
 
 
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}  # init fields of each record class
+
+
 def _record_kwargs(
     table: dict[str, Any], cls: type, where: str, problems: list[str], skip: tuple[str, ...] = ()
 ) -> dict[str, Any]:
-    names = tuple(f.name for f in fields(cls) if f.init)
-    problems.extend(_unknown({k: v for k, v in table.items() if k not in skip}, names, where))
-    return {k: freeze(v) for k, v in table.items() if k in names}
+    names = _INIT_FIELDS.get(cls)
+    if names is None:
+        names = _INIT_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.init)
+    if any(k not in names and k not in skip for k in table):
+        problems.extend(_unknown({k: v for k, v in table.items() if k not in skip}, names,
+                                 where))
+    return {k: v for k, v in table.items() if k in names}  # the records freeze them
 

@@ -17,7 +17,7 @@ from typing import Any
 import control
 import numpy as np
 
-from ..exceptions import ModelError
+from ..exceptions import DynamicsError, ModelError
 from ..multibody.dynamics import (
     evaluate_outputs,
     forward_dynamics,
@@ -25,7 +25,7 @@ from ..multibody.dynamics import (
     kinematics,
     non_finite_error,
 )
-from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL, WELD, is_one_dof
+from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL, WELD
 from ..multibody.tables import (
     LoadTable,
     LoopTable,
@@ -58,7 +58,9 @@ from .signals import (
 )
 from .validate import Plan, check
 
-__all__ = ["Model", "compile_system"]
+__all__ = ["NUMPY_CHECK_BODIES", "Model", "compile_system", "reference_check"]
+
+NUMPY_CHECK_BODIES = 300  # models up to this size are also checked by the numpy recursion
 
 _KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC,
          Spherical: SPHERICAL, Universal: UNIVERSAL}
@@ -77,18 +79,31 @@ class _Slots:
         self.pindex = {n: i for i, n in enumerate(param_names)}
         self.const: list[float] = []
         self.param: list[int] = []
+        self.cache: dict[tuple[Any, ...], list[int]] = {}  # vector of leaves -> its slots
 
     def add(self, leaf: Any) -> int:
-        if isinstance(leaf, str):
-            self.const.append(0.0)
-            self.param.append(self.pindex[leaf])
-        else:
-            self.const.append(float(leaf))
-            self.param.append(-1)
-        return len(self.const) - 1
+        """Slot of one leaf (shared with every identical leaf, as :meth:`vec`)."""
+        return self.vec((leaf,))[0]
 
     def vec(self, values: Any) -> list[int]:
-        return [self.add(v) for v in values]
+        """Slots of a vector of leaves; identical vectors share their slots (read-only data:
+        the numbers 0.0 and -0.0 count as identical)."""
+        key = tuple(values)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        start = len(self.const)
+        const, param, pindex = self.const, self.param, self.pindex
+        for v in key:
+            if isinstance(v, str):
+                const.append(0.0)
+                param.append(pindex[v])
+            else:
+                const.append(float(v))
+                param.append(-1)
+        idx = list(range(start, len(const)))
+        self.cache[key] = idx
+        return idx
 
     def mat(self, rows: Any) -> list[list[int]]:
         return [self.vec(r) for r in rows]
@@ -131,7 +146,8 @@ class Model(Tree):
 
         parent = [bindex[plan.parent[b.name]] if plan.parent[b.name] else -1 for b in bodies]
         kind = [_KIND[type(b.joint)] for b in bodies]
-        states, inputs, named_outputs = signal_names(bodies, list(s.inputs), list(s.outputs))
+        states, inputs, named_outputs = (plan.signals if plan.signals is not None else
+                                         signal_names(bodies, list(s.inputs), list(s.outputs)))
         sindex = {nm: k for k, nm in enumerate(states)}
         iindex = {nm: k for k, nm in enumerate(inputs)}
         first_q = {REVOLUTE: ("q", "qd"), PRISMATIC: ("q", "qd"), SPHERICAL: ("qw", "wx"),
@@ -140,9 +156,9 @@ class Model(Tree):
                  for i, b in enumerate(bodies)]
         qd_idx = [sindex[f"{b.name}_{first_q[kind[i]][1]}"] if kind[i] in first_q else -1
                   for i, b in enumerate(bodies)]
-        tau_col = [iindex.get(f"{b.name}_tau", -1) if is_one_dof(kind[i]) else -1
+        tau_col = [iindex.get(f"{b.name}_tau", -1) if kind[i] in (REVOLUTE, PRISMATIC) else -1
                    for i, b in enumerate(bodies)]
-        qdd_col = [iindex.get(f"{b.name}_qdd", -1) if is_one_dof(kind[i]) else -1
+        qdd_col = [iindex.get(f"{b.name}_qdd", -1) if kind[i] in (REVOLUTE, PRISMATIC) else -1
                    for i, b in enumerate(bodies)]
         base = sindex[f"{bodies[0].name}_vx"] if kind and kind[0] == FREE else -1
         base0: list[int] = []
@@ -253,7 +269,12 @@ class Model(Tree):
                     "acceleration": "m/s^2"}[typ]
             units.update({nm: unit for nm in outputs[sl]})
         param_defs = list(s.parameters.values())
-        self.description = copy.deepcopy(s.to_dict())
+        source = copy.copy(s)  # a snapshot (its records are frozen): later edits of the
+        for key in ("bodies", "loads", "loops", "inputs", "outputs"):  # System do not leak
+            setattr(source, key, list(getattr(s, key)))
+        source.parameters = dict(s.parameters)
+        self._source = source
+        self._description = None
         super().__init__(
             name=s.name,
             euler=s.euler,
@@ -308,6 +329,16 @@ class Model(Tree):
                            np.inf if p.max is None else float(p.max)] for p in param_defs],
             units=units,
         )
+
+    @property
+    def description(self) -> dict[str, Any]:
+        """The description this model was compiled from, as a schema dict (built on first
+        access; do not modify it: :meth:`to_dict` returns a copy)."""
+        desc = self.__dict__.get("_description")
+        if desc is None:
+            desc = self._source.to_dict()
+            object.__setattr__(self, "_description", desc)
+        return desc
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Model) and self.description == other.description
@@ -491,12 +522,53 @@ def compile_system(system: Description) -> Model:
     Raises
     ------
     ModelError
-        Every problem of the description, or joints whose apparent inertia vanishes.
+        Every problem of the description, joints whose apparent inertia vanishes, or
+        dynamics that cannot be evaluated or are not finite at the default state.
     """
     plan = check(system)
     model = Model(system, plan)
-    problems = joint_inertia_problems(model)
-    if problems:
-        raise ModelError(problems, name=system.name)
+    reference_check(model)
     return model
 
+
+def reference_check(model: Model) -> None:
+    """The reference evaluation: refuse a model whose joints have no apparent inertia or
+    whose ``ẋ`` at the default state and parameters is not finite.
+
+    The compiled kernel evaluates ``ẋ`` once (fast at any size); when it reports a problem,
+    or for models of at most :data:`NUMPY_CHECK_BODIES` bodies, the numpy recursion also
+    runs, which names every joint whose apparent inertia ``J_r`` is at most 1e-12 times the
+    largest datum of the bodies' dynamic models
+    (:func:`~titop_lpv.multibody.dynamics.joint_inertia_problems`; the kernel itself refuses
+    ``J_r <= 0``).
+
+    Parameters
+    ----------
+    model : Model
+
+    Raises
+    ------
+    ModelError
+        Naming the joints or the state derivatives at fault.
+    """
+    with np.errstate(all="ignore"):  # a non-finite result is reported below, not warned
+        x0 = model.default_state()
+        try:
+            xdot = forward_dynamics(model, x0, backend="compiled")
+            failed = False
+        except DynamicsError:
+            failed = True
+        if failed or len(model.body_names) <= NUMPY_CHECK_BODIES:
+            problems = joint_inertia_problems(model)
+            if problems:
+                raise ModelError(problems, name=model.name)
+            try:
+                xdot = forward_dynamics(model, x0, backend="numpy")
+            except DynamicsError as err:
+                raise ModelError(f"the dynamics cannot be evaluated at the default state: "
+                                 f"{err}", name=model.name) from None
+    bad = [model.state_names[k] for k in np.flatnonzero(~np.isfinite(xdot))]
+    if bad:
+        raise ModelError(f"the dynamics at the default state are not finite (d/dt of "
+                         f"{', '.join(bad)}): numbers too large for double precision",
+                         name=model.name)

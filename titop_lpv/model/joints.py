@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..multibody.param_checks import AXIS_MIN_SQUARED
 from .records import Matrix, Number, Record, Vector, record_dict
 
 __all__ = ["JOINT_TYPES", "Free", "Joint", "Prismatic", "Revolute", "Spherical", "Universal",
-           "Weld"]
+           "Weld", "check_multi_dof"]
 
 
 @dataclass(frozen=True)
@@ -241,3 +242,40 @@ class Universal(Joint):
 JOINT_TYPES: dict[str, type[Joint]] = {
     cls.type: cls for cls in (Free, Weld, Revolute, Prismatic, Spherical, Universal)
 }
+
+
+def check_multi_dof(c: Any, j: Spherical | Universal, w: str) -> None:
+    """Check the fields of a spherical or universal joint (validation's part for them).
+
+    Parameters
+    ----------
+    c : the validation's checker
+        Its ``number`` and ``vector`` read the leaves and record problems in ``problems``.
+    j : Spherical or Universal
+        The joint record.
+    w : str
+        Where, for the messages (``body 'b': joint``).
+    """
+    p = c.problems
+    if isinstance(j, Spherical):
+        for key in ("stiffness", "damping"):
+            val = c.number(getattr(j, key), f"{w}.{key}")
+            if val is not None and val < 0:
+                p.append(f"{w}.{key}: must be >= 0, got {val}")
+        for key in ("rest", "q0"):
+            quat = c.vector(getattr(j, key), f"{w}.{key}", n=4)
+            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
+                p.append(f"{w}.{key}: a quaternion (w, x, y, z) must not be zero, "
+                         f"got {quat.tolist()}")
+        c.vector(j.w0, f"{w}.w0")
+        return
+    for key in ("axis1", "axis2"):
+        axis = c.vector(getattr(j, key), f"{w}.{key}")
+        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
+            p.append(f"{w}.{key}: zero-length axis {axis.tolist()}")
+    for key in ("stiffness", "damping", "rest", "q0", "qd0"):
+        val = getattr(j, key)
+        if isinstance(val, tuple):
+            c.vector(val, f"{w}.{key}", n=2)
+        else:
+            c.number(val, f"{w}.{key}")

@@ -15,6 +15,9 @@ Number = Union[float, str]  # noqa: UP007  a number or a parameter name
 Vector = tuple[Number, ...]
 Matrix = tuple[tuple[Number, ...], ...]
 
+_LEAVES = frozenset((float, int, str, bool, type(None)))  # kept as given by freeze
+
+
 def freeze(value: Any) -> Any:
     """Turn array-likes into nested tuples; keep numbers, strings and other leaves as given.
 
@@ -28,6 +31,21 @@ def freeze(value: Any) -> Any:
     object
         Tuples for sequences and arrays (recursively), dicts with frozen values.
     """
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list or kind is tuple:
+        leaves = _LEAVES
+        out = []
+        for v in value:
+            sub = type(v)
+            if sub in leaves:
+                out.append(v)
+            elif sub is list or sub is tuple:
+                out.append(tuple([e if type(e) in leaves else freeze(e) for e in v]))
+            else:
+                out.append(freeze(v))
+        return tuple(out)
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
@@ -39,12 +57,20 @@ def freeze(value: Any) -> Any:
     return value
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclass fields of each record class
+
+
 class Record:
     """Frozen dataclass mixin: array-like fields are stored as nested tuples."""
 
     def __post_init__(self) -> None:
-        for f in fields(self):  # type: ignore[arg-type]
-            object.__setattr__(self, f.name, freeze(getattr(self, f.name)))
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self))  # type: ignore[arg-type]
+        for name in names:
+            value = getattr(self, name)
+            if type(value) not in _LEAVES:
+                object.__setattr__(self, name, freeze(value))
 
 
 def record_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:

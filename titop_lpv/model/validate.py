@@ -41,6 +41,7 @@ from .description import (
     Universal,
     Weld,
 )
+from .joints import check_multi_dof
 from .signals import collisions, signal_names
 
 __all__ = ["MAX_MAGNITUDE", "MIN_MASS", "Plan", "check"]
@@ -75,12 +76,16 @@ class Plan:
         ``body -> port of the parent`` it hangs from (``"origin"``: the parent's origin).
     ports : dict of str to dict
         ``body -> port -> vector`` [m], body frame, as written.
+    signals : tuple or None
+        What :func:`~titop_lpv.model.signals.signal_names` returned for the bodies in
+        ``order`` (states, inputs, outputs), or None.
     """
 
     order: tuple[int, ...]  # indices into system.bodies, parents first
     parent: dict[str, str | None]  # body -> parent body (None = world)
     parent_port: dict[str, str]  # body -> port of the parent ("origin" = its origin)
     ports: dict[str, dict[str, Any]]  # body -> port -> vector (as written)
+    signals: tuple[Any, ...] | None = None  # signal_names of the bodies in order
 
 
 class _Checker:
@@ -88,10 +93,11 @@ class _Checker:
 
     def __init__(self, system: Description):
         self.s = system
+        self.clean_inertia: set[Any] = set()  # inertia tuples already checked, clean
         self.problems: list[str] = list(system.problems)
         self.values: dict[str, float] = {}
         for name, p in system.parameters.items():
-            if not isinstance(name, str) or not IDENTIFIER.match(name):
+            if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
                 self.problems.append(f"parameter {name!r}: name must be an identifier")
             for key in ("unit", "description"):
                 if not isinstance(getattr(p, key), str):
@@ -149,6 +155,9 @@ class _Checker:
         if not isinstance(value, tuple) or len(value) != n:
             self.problems.append(f"{where}: must be a vector of {n} numbers, got {value!r}")
             return None
+        if all((type(v) is float or type(v) is int) and -MAX_MAGNITUDE <= v <= MAX_MAGNITUDE
+               for v in value):  # the common case, without a message per entry
+            return np.array(value, dtype=float)
         items = [self._number(v, f"{where}[{k}]") for k, v in enumerate(value)]
         return None if any(v is None for v in items) else np.array(items)
 
@@ -190,39 +199,47 @@ class _Checker:
             self.problems.append(f"{w}: mass {m:.3g} is below {MIN_MASS:g} kg (it underflows "
                                  "in the dynamics): write 0 for a massless body")
         if b.inertia is not None:
-            inertia = self.matrix(b.inertia, f"{w}: inertia")
-            if inertia is not None:
-                self._inertia(inertia, w)
+            try:
+                seen = b.inertia in self.clean_inertia
+            except TypeError:  # unhashable: not a matrix of numbers (reported below)
+                seen = False
+            if not seen:
+                before = len(self.problems)
+                inertia = self.matrix(b.inertia, f"{w}: inertia")
+                if (inertia is not None and self._inertia(inertia, w)
+                        and len(self.problems) == before):
+                    self.clean_inertia.add(b.inertia)  # checked once per distinct matrix
         self.vector(b.com, f"{w}: com")
         if not isinstance(b.ports, dict):
             self.problems.append(f"{w}: ports must be a mapping name -> [x, y, z]")
         else:
             for port, vec in b.ports.items():
-                if not isinstance(port, str) or not IDENTIFIER.match(port):
+                if not isinstance(port, str) or not IDENTIFIER.fullmatch(port):
                     self.problems.append(f"{w}: port name {port!r} must be an identifier")
                 elif port in RESERVED_POINTS:
                     self.problems.append(f"{w}: port name {port!r} is reserved")
                 self.vector(vec, f"{w}: port {port!r}")
         self.joint(b, is_root)
 
-    def _inertia(self, inertia: np.ndarray, w: str) -> None:
+    def _inertia(self, inertia: np.ndarray, w: str) -> bool:
+        """Check an inertia matrix; True when it is clean (no problem, no warning)."""
         tiny = (inertia != 0) & (np.abs(inertia) < MIN_MASS)
         if tiny.any():
             self.problems.append(f"{w}: inertia entries {inertia[tiny].tolist()} are below "
                                  f"{MIN_MASS:g} kg m² (they underflow in the dynamics): "
                                  "write 0")
-            return
+            return False
         scale = max(np.max(np.abs(inertia)), 1e-300)
         if np.max(np.abs(inertia - inertia.T)) > SYMMETRY_TOL * scale:
             self.problems.append(f"{w}: inertia is not symmetric: {inertia.tolist()}")
-            return
+            return False
         ev = np.linalg.eigvalsh(inertia)
         if ev[0] < -SYMMETRY_TOL * scale:
             self.problems.append(
                 f"{w}: inertia is not positive semi-definite "
                 f"(principal moments {np.round(ev, 12).tolist()})"
             )
-            return
+            return False
         a, b_, c = ev
         if c > a + b_ + SYMMETRY_TOL * scale:
             warnings.warn(
@@ -232,9 +249,11 @@ class _Checker:
                 TitopWarning,
                 stacklevel=_user_stacklevel(),
             )
+            return False
+        return True
 
     def _multi_dof_joint(self, j: Spherical | Universal, w: str) -> None:
-        _check_multi_dof(self, j, w)
+        check_multi_dof(self, j, w)
 
     def joint(self, b: Body, is_root: bool) -> None:
         j = b.joint
@@ -271,33 +290,6 @@ class _Checker:
             self.number(getattr(j, key), f"{w}.{key}")
         if not isinstance(j.actuated, bool):
             self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
-
-
-def _check_multi_dof(c: _Checker, j: Spherical | Universal, w: str) -> None:
-    """Fields of a spherical or universal joint."""
-    p = c.problems
-    if isinstance(j, Spherical):
-        for key in ("stiffness", "damping"):
-            val = c.number(getattr(j, key), f"{w}.{key}")
-            if val is not None and val < 0:
-                p.append(f"{w}.{key}: must be >= 0, got {val}")
-        for key in ("rest", "q0"):
-            quat = c.vector(getattr(j, key), f"{w}.{key}", n=4)
-            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
-                p.append(f"{w}.{key}: a quaternion (w, x, y, z) must not be zero, "
-                         f"got {quat.tolist()}")
-        c.vector(j.w0, f"{w}.w0")
-        return
-    for key in ("axis1", "axis2"):
-        axis = c.vector(getattr(j, key), f"{w}.{key}")
-        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
-            p.append(f"{w}.{key}: zero-length axis {axis.tolist()}")
-    for key in ("stiffness", "damping", "rest", "q0", "qd0"):
-        val = getattr(j, key)
-        if isinstance(val, tuple):
-            c.vector(val, f"{w}.{key}", n=2)
-        else:
-            c.number(val, f"{w}.{key}")
 
 
 def _shown(value: Any) -> str:
@@ -408,9 +400,11 @@ def _massless_joints(c: _Checker, bodies: list[Body], parent: dict[str, str | No
     mass: dict[str, float] = {}
     inertia: dict[str, float] = {}
     for b in bodies:
-        m = c._number(b.mass, "mass") if b.mass is not None else None
+        m = (None if b.mass is None else b.mass if type(b.mass) is float
+             else c._number(b.mass, "mass"))
         rows = b.inertia if b.inertia is not None else ((0.0,) * 3,) * 3
-        entries = [c._number(v, "inertia") for row in rows for v in row]
+        entries = [v if type(v) is float else c._number(v, "inertia") for row in rows
+                   for v in row]
         if m is None or any(e is None for e in entries):
             return []  # reported elsewhere
         mass[b.name] = m
@@ -474,7 +468,7 @@ def check(system: Description) -> Plan:
 
     by_name: dict[str, Body] = {}
     for b in s.bodies:
-        if not isinstance(b.name, str) or not IDENTIFIER.match(b.name):
+        if not isinstance(b.name, str) or not IDENTIFIER.fullmatch(b.name):
             p.append(f"body {_shown(b.name)}: name must be an identifier (letters, digits, _)")
             if not isinstance(b.name, str):
                 continue
@@ -549,7 +543,7 @@ def check(system: Description) -> Plan:
                 p.append(f"{w}: {key} must be >= 0 (a diagonal [x, y, z, rx, ry, rz]), "
                          f"got {vec.tolist()}")
         if loop.name is not None and (not isinstance(loop.name, str)
-                                      or not IDENTIFIER.match(loop.name)):
+                                      or not IDENTIFIER.fullmatch(loop.name)):
             p.append(f"{w}: name {loop.name!r} must be an identifier")
     for k, item in enumerate(s.inputs):
         w = f"inputs[{k}] (wrench on {_shown(item.body)})"
@@ -568,16 +562,18 @@ def check(system: Description) -> Plan:
                      "not a 1-d.o.f. joint")
         c.frame(out.frame, w)
         if out.name is not None and (not isinstance(out.name, str)
-                                     or not IDENTIFIER.match(out.name)):
+                                     or not IDENTIFIER.fullmatch(out.name)):
             p.append(f"{w}: name {out.name!r} must be an identifier")
 
     tree_ok = not cyc and len(roots) == 1 and len(order) == len(s.bodies)
     if tree_ok and not p:
         p.extend(_massless_joints(c, [s.bodies[i] for i in order], parent))
+    signals = None
     if tree_ok:
         try:
-            states, inputs, outs = signal_names([s.bodies[i] for i in order], list(s.inputs),
-                                                list(s.outputs))
+            signals = signal_names([s.bodies[i] for i in order], list(s.inputs),
+                                   list(s.outputs))
+            states, inputs, outs = signals
             p.extend(collisions(states, inputs, [n for _, names in outs for n in names]))
         except (KeyError, TypeError, AttributeError):  # already reported as other problems
             pass
@@ -589,4 +585,5 @@ def check(system: Description) -> Plan:
         parent=parent,
         parent_port=parent_port,
         ports={b.name: dict(b.ports) for b in s.bodies},
+        signals=signals,
     )

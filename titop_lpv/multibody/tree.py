@@ -329,16 +329,18 @@ class Tree:
             x[..., b:b + self.slots.base0.size] = vals[..., self.slots.base0]
             if self.attitude == "quaternion":
                 x[..., b + 9:b + 13] = normalize(x[..., b + 9:b + 13])
-        for i in np.flatnonzero(self.kind == SPHERICAL):  # q0 (normalised), w0
-            q, w, ex = int(self.q_index[i]), int(self.qd_index[i]), self.slots.extra[i]
-            x[..., q:q + 4] = normalize(vals[..., ex[4:8]])
-            x[..., w:w + 3] = vals[..., ex[8:11]]
-        for i in np.flatnonzero(self.kind == UNIVERSAL):
-            q, w, ex = int(self.q_index[i]), int(self.qd_index[i]), self.slots.extra[i]
-            x[..., q] = vals[..., self.slots.q0[i]]
-            x[..., q + 1] = vals[..., ex[6]]
-            x[..., w] = vals[..., self.slots.qd0[i]]
-            x[..., w + 1] = vals[..., ex[7]]
+        sph = np.flatnonzero(self.kind == SPHERICAL)  # q0 (normalised), w0: all at once
+        if sph.size:
+            q, w, ex = self.q_index[sph], self.qd_index[sph], self.slots.extra[sph]
+            x[..., q[:, None] + np.arange(4)] = normalize(vals[..., ex[:, 4:8]])
+            x[..., w[:, None] + np.arange(3)] = vals[..., ex[:, 8:11]]
+        uni = np.flatnonzero(self.kind == UNIVERSAL)
+        if uni.size:
+            q, w, ex = self.q_index[uni], self.qd_index[uni], self.slots.extra[uni]
+            x[..., q] = vals[..., self.slots.q0[uni]]
+            x[..., q + 1] = vals[..., ex[:, 6]]
+            x[..., w] = vals[..., self.slots.qd0[uni]]
+            x[..., w + 1] = vals[..., ex[:, 7]]
         return x
 
     # ------------------------------------------------------------------ argument handling
