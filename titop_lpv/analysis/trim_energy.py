@@ -27,6 +27,7 @@ __all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_
 
 RADIUS0 = 0.5  # initial trust radius [rad or m]
 MAX_ITER = 200
+MEMO = 4  # Hessians kept by EnergyProblem.hessian
 
 
 class EnergyProblem:
@@ -50,6 +51,7 @@ class EnergyProblem:
                 k += int(model.nv[b])
         self.columns = np.array([column[i] for _, i in prob.where], dtype=int)
         self.zero_acc = np.zeros(len(model.velocity_indices()))
+        self._memo: list[tuple[np.ndarray, np.ndarray]] = []  # last MEMO (z, Hessian)
 
     def potential(self, z: np.ndarray) -> np.ndarray:
         """Potential energy [J] at ``z`` (..., n_free) (leading axes are a batch).
@@ -93,11 +95,23 @@ class EnergyProblem:
         Returns
         -------
         ndarray (n_free, n_free)
+
+        Notes
+        -----
+        The last ``MEMO`` Hessians are kept: asked again at the same ``z`` (the start,
+        shared by the dependence check and the descent), one is returned without
+        recomputation (a copy, bit-identical).
         """
+        z = np.asarray(z, dtype=float)
+        for zk, Hk in self._memo:
+            if np.array_equal(zk, z):
+                return Hk.copy()
         Z = np.tile(z.astype(complex), (z.size, 1))
         Z[np.arange(z.size), np.arange(z.size)] += 1j * STEP
         H = self.gradient(Z).imag / STEP
-        return 0.5 * (H + H.T)
+        H = 0.5 * (H + H.T)
+        self._memo = [(z.copy(), H.copy()), *self._memo[:MEMO - 1]]
+        return H
 
 
 def applicable(prob: Problem, kind: str, z0: np.ndarray) -> EnergyProblem | None:
@@ -188,7 +202,8 @@ def minimize(ep: EnergyProblem, ev: Evaluator, z: np.ndarray, tol: float) -> boo
     After each accepted step, the angles of revolute joints without a spring
     (:func:`periodic`) are brought back to within π of their start: the equations are
     periodic in them, and far multiples of 2π would only add rounding error. Counted
-    against ``ev``'s budget: one potential evaluation 1, one Hessian 1, the residual
+    against ``ev``'s budget: one potential evaluation 1, one Hessian 1 (a rejected step
+    keeps the point and reuses its Hessian), the residual
     (accelerations) at each accepted point 1. Stops when ``max |ẋ| <= 1e-3 tol`` at an
     accepted point, or when the step stalls.
 
@@ -215,13 +230,15 @@ def minimize(ep: EnergyProblem, ev: Evaluator, z: np.ndarray, tol: float) -> boo
     g = ep.gradient(z)
     r = ev.residual(z)
     radius = RADIUS0
+    H = None
     for _ in range(MAX_ITER):
         if not (np.isfinite(v) and np.all(np.isfinite(g)) and np.all(np.isfinite(r))):
             return False
         if np.max(np.abs(r), initial=0.0) <= 1e-3 * tol:
             return True
-        ev.spend()
-        H = ep.hessian(z)
+        if H is None:  # a rejected step keeps z, hence the Hessian
+            ev.spend()
+            H = ep.hessian(z)
         if not np.all(np.isfinite(H)):
             return False
         step, newton = trust_region_step(g, H, radius)
@@ -242,7 +259,7 @@ def minimize(ep: EnergyProblem, ev: Evaluator, z: np.ndarray, tol: float) -> boo
         if rho > 0.01:
             z = z + step
             z = np.where(turns, z - 2.0 * np.pi * np.round((z - start) / (2.0 * np.pi)), z)
-            v, g, r = v_new, ep.gradient(z), ev.residual(z)
+            v, g, r, H = v_new, ep.gradient(z), ev.residual(z), None
         if rho < 0.25:
             radius = 0.25 * size
         elif rho > 0.75 and size > 0.99 * radius:

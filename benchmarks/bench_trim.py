@@ -1,0 +1,67 @@
+"""Benchmark: static trim of hanging chains by the energy method (issue 16, item 4).
+
+Chains of 30, 100 and 300 revolute links (1 m, 1 kg, centre of mass mid-link, gravity
+−y), started from angles uniform in ±0.5 rad. Prints, per chain: evaluations counted by the
+trim (``nfev``), Hessians actually computed (complex step of the joint efforts, one batched
+inverse dynamics of ``n`` configurations each), wall time, and the share of that time spent
+in Hessians. Run: ``python benchmarks/bench_trim.py [n ...]``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+import titop_lpv as tl
+from titop_lpv.analysis import trim_energy as te
+
+G = 9.81
+
+
+def chain(n: int) -> tl.Model:
+    """A hanging chain of ``n`` revolute links."""
+    s = tl.System(f"chain{n}", gravity=[0.0, -G, 0.0])
+    parent = None
+    for i in range(n):
+        kw = {} if parent is None else {"parent": parent}
+        s.body(f"l{i}", tl.Revolute(axis=[0, 0, 1], damping=0.1), mass=1.0,
+               com=[0.0, -0.5, 0.0], ports={"tip": [0.0, -1.0, 0.0]}, **kw)
+        parent = f"l{i}.tip"
+    return s.compile()
+
+
+def main(sizes: list[int]) -> None:
+    """Trim each chain once and print the measurements."""
+    stats = {"n": 0, "t": 0.0}
+    compute = te.EnergyProblem.hessian
+
+    def counted(self, z):
+        fresh = not any(np.array_equal(zk, z) for zk, _ in getattr(self, "_memo", []))
+        t0 = time.perf_counter()
+        H = compute(self, z)
+        stats["n"] += fresh
+        stats["t"] += time.perf_counter() - t0
+        return H
+
+    te.EnergyProblem.hessian = counted
+    print(f"{'links':>6} {'nfev':>5} {'Hessians':>9} {'time [s]':>9} {'in Hessians':>12}")
+    for n in sizes:
+        model = chain(n)
+        x0 = model.default_state()
+        q = np.random.default_rng(0).uniform(-0.5, 0.5, n)
+        free = [f"l{i}_q" for i in range(n)]
+        x0[[model.state_index(name) for name in free]] = q
+        stats.update(n=0, t=0.0)
+        t0 = time.perf_counter()
+        op = tl.trim(model, free, x0=x0)
+        dt = time.perf_counter() - t0
+        qs = np.array([op[name] for name in free])
+        assert op.success and np.max(np.abs(qs)) <= 1e-9, op.message
+        print(f"{n:>6} {op.nfev:>5} {stats['n']:>9} {dt:>9.2f} {stats['t'] / dt:>11.0%}")
+    te.EnergyProblem.hessian = compute
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [30, 100, 300])
