@@ -570,3 +570,25 @@ def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np
 
 
 CERT_RTOL = 2e-8  # the certified level is the largest grid bound times 1 + CERT_RTOL
+
+
+def proves_below(sys: Any, st: MuStructure, omega: np.ndarray, level: float = 1.0) -> bool:
+    """True when the D-G upper bound of μ of ``sys`` is proved below ``level`` at every
+    frequency of [0, ∞] (grid bounds, then intervals certified at ``level``).
+
+    Parameters
+    ----------
+    sys : control.StateSpace
+        The Δ-channel part M11.
+    st : MuStructure
+        Its block structure.
+    omega : ndarray
+        Sorted frequency grid [rad/s] (include 0 with real blocks).
+    level : float
+        The bound to prove (> 0).
+    """
+    u, x, _ = _upper_grid(st.pad(freqresp(sys, omega)), st)
+    if not np.all(u < level):
+        return False
+    cert, _ = _certify_upper(sys, st, 1.0, omega, u, x, floor=level / (1 + 2 * CERT_RTOL))
+    return bool(cert.complete and cert.level <= level)
