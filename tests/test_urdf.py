@@ -246,6 +246,21 @@ def test_joint_names_designate_their_bodies(tmp_path: Path) -> None:
     assert model.input_names == ("a_tau", "b_tau")
 
 
+def test_spin_body_given_by_its_urdf_joint_name(tmp_path: Path) -> None:
+    """A steady spin of the turntable named by its URDF joint: the same relative equilibrium
+    as with the body name (the arm's prismatic joint held by its actuator)."""
+    model = tl.load_model(write(tmp_path, ARM.replace('rpy="0.1 0.2 0.3"', 'rpy="0 0 0"')))
+    spin = {"axis": [0.0, 0.0, 1.0], "rate": 2.0}  # j1's axis; its damper needs a_tau
+    kw = {"free": ["a_tau", "b_tau"], "fixed": {"b_q": 0.1}, "kind": "spin"}
+    by_joint = tl.trim(model, spin={"body": "j1", **spin}, **kw)
+    by_body = tl.trim(model, spin={"body": "a", **spin}, **kw)
+    assert by_joint.success and by_body.success
+    np.testing.assert_array_equal(by_joint.x, by_body.x)
+    np.testing.assert_array_equal(by_joint.u, by_body.u)
+    with pytest.raises(tl.UnknownNameError, match="spin: unknown body 'j9'"):
+        tl.trim(model, spin={"body": "j9", **spin}, **kw)
+
+
 def test_names_are_sanitised(tmp_path: Path) -> None:
     text = urdf(link("base-link", None) + link("arm.1") + link("2nd link")
                 + joint("shoulder joint", "base-link", "arm.1", extra='<origin xyz="0 0 1"/>')

@@ -188,6 +188,11 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, p: np.ndar
         raise TrimSpecError(f"spin must be {{'body', 'axis', 'rate'}} (and optionally "
                             f"'rate_param'), got {dict(spin)}")
     body = spin["body"]
+    if isinstance(body, str) and body not in model.body_names:
+        try:  # another name of a body (a URDF joint or link name): its body
+            body = model.body_names[model.body_index(body)]
+        except UnknownNameError:
+            pass
     if not isinstance(body, str) or body not in model.body_names:
         raise UnknownNameError(f"spin: unknown body {body!r}; bodies are {list(model.body_names)}")
     try:
