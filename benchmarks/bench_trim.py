@@ -2,9 +2,12 @@
 
 Chains of 30, 100 and 300 revolute links (1 m, 1 kg, centre of mass mid-link, gravity
 −y), started from angles uniform in ±0.5 rad. Prints, per chain: evaluations counted by the
-trim (``nfev``), Hessians actually computed (complex step of the joint efforts, one batched
-inverse dynamics of ``n`` configurations each), wall time, and the share of that time spent
-in Hessians. Run: ``python benchmarks/bench_trim.py [n ...]``.
+trim (``nfev``), Hessians actually computed, wall time, and the share of that time spent
+in Hessians, for both Hessians: the closed-form stiffness
+(:mod:`titop_lpv.multibody.stiffness`, the default) and the complex step of the joint
+efforts (one batched inverse dynamics of ``n`` configurations each, the fallback; forced
+here by declaring the model unsupported). The two trims must land on the same equilibrium
+(1e-12). Run: ``python benchmarks/bench_trim.py [n ...]``.
 """
 
 from __future__ import annotations
@@ -46,20 +49,29 @@ def main(sizes: list[int]) -> None:
         return H
 
     te.EnergyProblem.hessian = counted
-    print(f"{'links':>6} {'nfev':>5} {'Hessians':>9} {'time [s]':>9} {'in Hessians':>12}")
+    supported = te.supported
+    print(f"{'links':>6} {'Hessian':>13} {'nfev':>5} {'Hessians':>9} {'time [s]':>9} "
+          f"{'in Hessians':>12}")
     for n in sizes:
         model = chain(n)
         x0 = model.default_state()
         q = np.random.default_rng(0).uniform(-0.5, 0.5, n)
         free = [f"l{i}_q" for i in range(n)]
         x0[[model.state_index(name) for name in free]] = q
-        stats.update(n=0, t=0.0)
-        t0 = time.perf_counter()
-        op = tl.trim(model, free, x0=x0)
-        dt = time.perf_counter() - t0
-        qs = np.array([op[name] for name in free])
-        assert op.success and np.max(np.abs(qs)) <= 1e-9, op.message
-        print(f"{n:>6} {op.nfev:>5} {stats['n']:>9} {dt:>9.2f} {stats['t'] / dt:>11.0%}")
+        found = {}
+        for method in ("closed form", "complex step"):
+            te.supported = supported if method == "closed form" else (lambda model: False)
+            stats.update(n=0, t=0.0)
+            t0 = time.perf_counter()
+            op = tl.trim(model, free, x0=x0)
+            dt = time.perf_counter() - t0
+            te.supported = supported
+            qs = np.array([op[name] for name in free])
+            assert op.success and np.max(np.abs(qs)) <= 1e-9, op.message
+            found[method] = qs
+            print(f"{n:>6} {method:>13} {op.nfev:>5} {stats['n']:>9} {dt:>9.2f} "
+                  f"{stats['t'] / dt:>11.0%}")
+        assert np.max(np.abs(found["closed form"] - found["complex step"])) <= 1e-12
     te.EnergyProblem.hessian = compute
 
 

@@ -4,7 +4,9 @@ For a static trim whose free variables are joint positions only, with zero input
 conservative loads, an equilibrium is a stationary point of the potential energy ``V``
 restricted to the free joints: its gradient is the effort the joints would need to hold
 the configuration (inverse dynamics at zero velocity and acceleration), its Hessian the
-stiffness (exact, by a complex step of that gradient, all directions in one batched call).
+stiffness (exact: in closed form, :mod:`titop_lpv.multibody.stiffness`, when the model's
+potential is gravity, buoyancy, constant inertial-frame forces and joint springs; else by a
+complex step of that gradient, all directions in one batched call).
 :func:`minimize` descends on ``V`` with a trust region in the joint coordinates, so that
 it lands on a stable equilibrium (a minimum), near the start in the sense of the
 steepest-descent flow, instead of wandering to a far root of the accelerations as
@@ -21,6 +23,7 @@ import numpy as np
 from ..multibody.energy import energy
 from ..multibody.inverse_dynamics import inverse_dynamics
 from ..multibody.joints import FREE, REVOLUTE, is_one_dof
+from ..multibody.stiffness import gravity_stiffness, supported
 from .trim_solver import STEP, Evaluator, Problem
 
 __all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_step"]
@@ -51,6 +54,9 @@ class EnergyProblem:
                 k += int(model.nv[b])
         self.columns = np.array([column[i] for _, i in prob.where], dtype=int)
         self.zero_acc = np.zeros(len(model.velocity_indices()))
+        self.bodies = np.array([np.flatnonzero(is_one_dof(model.kind) & (model.q_index == i))[0]
+                                for _, i in prob.where], dtype=int)
+        self.closed_form: bool | None = None if supported(model) else False
         self._memo: list[tuple[np.ndarray, np.ndarray]] = []  # last MEMO (z, Hessian)
 
     def potential(self, z: np.ndarray) -> np.ndarray:
@@ -85,7 +91,10 @@ class EnergyProblem:
         return ida.actuation[..., self.columns]
 
     def hessian(self, z: np.ndarray) -> np.ndarray:
-        """Exact Hessian of :meth:`potential` (complex step of :meth:`gradient`), symmetrised.
+        """Exact Hessian of :meth:`potential`, symmetrised.
+
+        Closed form (:func:`titop_lpv.multibody.stiffness.gravity_stiffness`) when the model
+        qualifies, else the complex step of :meth:`gradient`.
 
         Parameters
         ----------
@@ -98,18 +107,32 @@ class EnergyProblem:
 
         Notes
         -----
-        The last ``MEMO`` Hessians are kept: asked again at the same ``z`` (the start,
-        shared by the dependence check and the descent), one is returned without
-        recomputation (a copy, bit-identical).
+        The closed form is used when :func:`titop_lpv.multibody.stiffness.supported` holds
+        and, at the first call, its gradient equals :meth:`gradient` (inverse dynamics) to
+        1e-9 relative: a potential it does not model falls back to the complex step. The
+        last ``MEMO`` Hessians are kept: asked again at the same ``z`` (the start, shared by
+        the dependence check and the descent), one is returned without recomputation (a
+        copy, bit-identical).
         """
         z = np.asarray(z, dtype=float)
         for zk, Hk in self._memo:
             if np.array_equal(zk, z):
                 return Hk.copy()
-        Z = np.tile(z.astype(complex), (z.size, 1))
-        Z[np.arange(z.size), np.arange(z.size)] += 1j * STEP
-        H = self.gradient(Z).imag / STEP
-        H = 0.5 * (H + H.T)
+        H = None
+        if self.closed_form is not False:
+            X, _, P = self.prob.assemble(z)
+            g, H = gravity_stiffness(self.prob.model, X, P, self.bodies)
+            if self.closed_form is None:
+                g_id = self.gradient(z)
+                scale = max(float(np.max(np.abs(g_id), initial=0.0)),
+                            float(np.max(np.abs(H), initial=0.0)), 1e-300)
+                self.closed_form = bool(np.max(np.abs(g - g_id), initial=0.0) <= 1e-9 * scale)
+                H = H if self.closed_form else None
+        if H is None:
+            Z = np.tile(z.astype(complex), (z.size, 1))
+            Z[np.arange(z.size), np.arange(z.size)] += 1j * STEP
+            H = self.gradient(Z).imag / STEP
+            H = 0.5 * (H + H.T)
         self._memo = [(z.copy(), H.copy()), *self._memo[:MEMO - 1]]
         return H
 
