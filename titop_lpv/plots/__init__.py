@@ -2,7 +2,7 @@
 
 Nothing is computed inside a plotting call (python-control's "compute, then plot"); the
 result objects of the toolbox (:class:`~titop_lpv.analysis.simulate.Trajectory`,
-:class:`~titop_lpv.analysis.lpv.PoleMap`, :class:`~titop_lpv.analysis.lpv.BodeOverlay`,
+:class:`~titop_lpv.analysis.lpv_views.PoleMap`, :class:`~titop_lpv.analysis.lpv_views.BodeOverlay`,
 :class:`~titop_lpv.analysis.response.ResponseComparison`,
 :class:`~titop_lpv.analysis.sweep.TrimSweep`,
 :class:`~titop_lpv.analysis.modes.ModalTable`) have a ``.plot()`` method that calls these. Only
