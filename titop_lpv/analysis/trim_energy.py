@@ -85,7 +85,19 @@ class EnergyProblem:
         Returns
         -------
         ndarray (..., n_free)
+
+        Notes
+        -----
+        Once :meth:`hessian` has accepted the closed form, a real point is evaluated by
+        :func:`titop_lpv.multibody.stiffness.gravity_stiffness` (one kinematics sweep, equal
+        to inverse dynamics to rounding) and its Hessian memorised for :meth:`hessian`.
         """
+        if self.closed_form and np.ndim(z) == 1 and not np.iscomplexobj(z):
+            z = np.asarray(z, dtype=float)  # closed form: the Hessian from the same sweep
+            X, _, P = self.prob.assemble(z)
+            g, H = gravity_stiffness(self.prob.model, X, P, self.bodies)
+            self._memo = [(z.copy(), H.copy()), *self._memo[:MEMO - 1]]
+            return g
         X, _, P = self.prob.assemble(z)
         ida = inverse_dynamics(self.prob.model, X, self.zero_acc, self.prob.u, P)
         return ida.actuation[..., self.columns]
