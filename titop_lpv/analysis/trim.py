@@ -33,7 +33,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
@@ -288,7 +287,9 @@ def trim(
         quaternion floating base's) attitude is solved for through its attitude error
         ``b_rx b_ry b_rz``: the quaternion is ``q = q_start ⊗ exp(δr)`` with ``q_start`` the
         starting quaternion (``x0``, ``fixed`` or the model's initial state), and a guess
-        gives ``δr`` (:attr:`OperatingPoint.attitude_errors` holds the solution).
+        gives ``δr`` (:attr:`OperatingPoint.attitude_errors` holds the solution). The
+        solvers move the origin of ``δr`` to every accepted point (``q_start ← q_start ⊗
+        exp(δr)``, ``δr ← 0``), so a solution any rotation away is reached.
     tol : float
         Success iff ``max |residual| <= tol`` (accelerations, m/s² and rad/s²). Default 1e-10.
     max_nfev : int
@@ -507,20 +508,7 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
             elif not np.isfinite(ev.best_cost):
                 status, message = "nonfinite", "Gauss-Newton stopped"
             else:  # globalised fallback from the best point found
-                # scaling by the Jacobian's columns ("jac") fails where a column vanishes
-                # (a variable the equations do not depend on at the start): unit scaling then
-                J0 = prob.jacobian(ev.best_z)
-                if not np.all(np.isfinite(J0)):
-                    raise FloatingPointError
-                cols = np.sqrt(np.sum(J0 * J0, axis=0))
-                flat = np.any(cols <= 1e-12 * max(1.0, float(np.max(cols, initial=0.0))))
-                sol = least_squares(ev.residual, ev.best_z, jac=ev.jacobian, method="trf",
-                                    bounds=ts.bounds(prob), x_scale=1.0 if flat else "jac",
-                                    ftol=1e-15,
-                                    xtol=1e-15, gtol=1e-15, max_nfev=max(1, max_nfev - ev.count))
-                status = "budget" if sol.status == 0 else "minimum"
-                message = (f"trust-region least squares after Gauss-Newton, {ev.count} "
-                           f"evaluations: {str(sol.message).rstrip('.')}")
+                status, message = ts.trust_region(ev, tol, max_nfev)
         except ts.BudgetError:
             status = "budget"
             message = f"solver stopped after {ev.count} evaluation(s)"

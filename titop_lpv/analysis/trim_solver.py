@@ -18,16 +18,18 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg import qr
+from scipy.optimize import least_squares
 
 from ..exceptions import ParameterError
 from ..model.compiled import Model
 from ..spatial import quaternion
 
-__all__ = ["RANK_TOL", "STEP", "BudgetError", "Evaluator", "Problem", "at_bounds", "bounds",
-           "dependent", "diagnosis", "newton", "rank"]
+__all__ = ["RANK_TOL", "ROUND", "STEP", "BudgetError", "Evaluator", "Problem", "at_bounds",
+           "bounds", "dependent", "diagnosis", "newton", "rank", "trust_region"]
 
 STEP = 1e-30  # complex step
 RANK_TOL = 1e-9  # relative threshold on singular values / QR pivots for the numerical rank
+ROUND = 25  # residual evaluations per trust-region round between re-centrings of δr
 
 
 @dataclass
@@ -93,6 +95,53 @@ class Problem:
             X[..., start:start + 4] = quaternion.multiply(
                 quaternion.normalize(self.x[start:start + 4]), quaternion.exp(err))
         return X, U, P
+
+    def recentre(self, z: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
+        """Move the attitude errors' origin to ``z``: ``q_x ← q_x ⊗ exp(δr)``, ``δr ← 0``.
+
+        The attitude error ``δr`` parametrises the rotations well near 0 only (the map
+        ``δr → q_x ⊗ exp(δr)`` folds at ``|δr| = π`` and is singular at ``2π``); the solvers
+        call this after every accepted step, so that each step starts from ``δr = 0`` and a
+        solution any rotation away is reached. Only attitudes whose three components are
+        all free are re-centred (with some fixed, the chart itself is the constraint).
+        :attr:`x` is replaced (not written in place).
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            The new origin (a point of the solver).
+        *others : ndarray (n_free,)
+            Further points (e.g. the best point seen), re-expressed around the new origin.
+
+        Returns
+        -------
+        list of ndarray
+            ``z`` and then ``others``, with their attitude errors relative to the new origin
+            (``z``'s are zero); the same points of the model's ``(x, u, p)``.
+        """
+        groups: dict[int, list[int]] = {}
+        for k, (kind, i) in enumerate(self.where):
+            if kind == "r":
+                groups.setdefault(i // 3, [-1, -1, -1])[i % 3] = k
+        # only a fully free attitude: with some components fixed (δr_y = 0, say), the
+        # solution set is q_start ⊗ exp(δr) with those components zero, which a product of
+        # such rotations would leave
+        groups = {start: cols for start, cols in groups.items() if min(cols) >= 0}
+        points = [np.array(v, dtype=float) for v in (z, *others)]
+        if not groups:
+            return points
+        x = np.array(self.x, dtype=float)
+        for start, cols in groups.items():
+            old = quaternion.normalize(x[start:start + 4])
+            new = quaternion.normalize(quaternion.multiply(old, quaternion.exp(points[0][cols])))
+            back = quaternion.conjugate(new)
+            for pt in points:
+                pt[cols] = quaternion.log(quaternion.multiply(
+                    back, quaternion.multiply(old, quaternion.exp(pt[cols]))))
+            points[0][cols] = 0.0
+            x[start:start + 4] = new
+        self.x = x
+        return points
 
     def residual(self, z: np.ndarray) -> np.ndarray:
         """The equations at ``z``: the derivatives of the :attr:`eq_index` states.
@@ -259,6 +308,22 @@ class Evaluator:
             self.best_z, self.best_cost = np.array(z, dtype=float), cost
         return r
 
+    def recentre(self, z: np.ndarray) -> np.ndarray:
+        """:meth:`Problem.recentre` at ``z``, the best point seen re-expressed with it.
+
+        Parameters
+        ----------
+        z : ndarray (n_free,)
+            The solver's current point.
+
+        Returns
+        -------
+        ndarray (n_free,)
+            The same point around the new origin (attitude errors zero).
+        """
+        z, self.best_z = self.prob.recentre(z, self.best_z)
+        return z
+
     def jacobian(self, z: np.ndarray) -> np.ndarray:
         """:meth:`Problem.jacobian` at ``z``, counted as one evaluation.
 
@@ -322,11 +387,69 @@ def newton(ev: Evaluator, z: np.ndarray, tol: float,
             trial = np.clip(z + alpha * step, *bounds)
             r_new = ev.residual(trial)
             if np.all(np.isfinite(r_new)) and float(r_new @ r_new) < norm:
-                z, r = trial, r_new
+                z, r = ev.recentre(trial), r_new  # attitude errors restart at δr = 0
                 break
         else:
             break
     return bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
+
+
+def trust_region(ev: Evaluator, tol: float, max_nfev: int) -> tuple[str, str]:
+    """``scipy.optimize.least_squares`` (trust-region reflective) from ``ev.best_z``.
+
+    The globalised fallback after :func:`newton` stalls. The columns are scaled by the
+    Jacobian's (``x_scale="jac"``) unless one vanishes at the start (a variable the
+    equations do not depend on there): unit scaling then. With attitude errors among the
+    unknowns, it runs in rounds of :data:`ROUND` residual evaluations, each followed by
+    :func:`newton` from the best point, the attitude errors re-centred there
+    (:meth:`Problem.recentre`), until it converges (to an equilibrium or a least-squares
+    minimum) or the budget is used up.
+
+    Parameters
+    ----------
+    ev : Evaluator
+        Evaluates (and counts) the residual and the Jacobian; keeps the best point.
+    tol : float
+        Tolerance on ``max |r|``.
+    max_nfev : int
+        The evaluation budget (counted by ``ev``).
+
+    Returns
+    -------
+    status : str
+        ``"budget"`` (the budget was used up) or ``"minimum"`` (the solver converged).
+    message : str
+        What the solver said, with the evaluation count.
+
+    Raises
+    ------
+    FloatingPointError
+        The Jacobian is not finite at the start.
+    BudgetError
+        The budget is used up inside the solver.
+    """
+    prob = ev.prob
+    rounds = any(kind == "r" for kind, _ in prob.where)
+    while True:
+        start = ev.recentre(ev.best_z)  # attitude errors restart at δr = 0
+        J0 = prob.jacobian(start)
+        if not np.all(np.isfinite(J0)):
+            raise FloatingPointError
+        cols = np.sqrt(np.sum(J0 * J0, axis=0))
+        flat = np.any(cols <= 1e-12 * max(1.0, float(np.max(cols, initial=0.0))))
+        left = max(1, max_nfev - ev.count)
+        sol = least_squares(ev.residual, start, jac=ev.jacobian, method="trf",
+                            bounds=bounds(prob), x_scale=1.0 if flat else "jac", ftol=1e-15,
+                            xtol=1e-15, gtol=1e-15, max_nfev=min(left, ROUND) if rounds else left)
+        done = np.sqrt(ev.best_cost) <= tol or ev.count >= max_nfev
+        if sol.status != 0 or not rounds or left <= ROUND or done:
+            break
+        if newton(ev, ev.recentre(ev.best_z), tol, bounds(prob)):  # near: Newton's turn
+            return "minimum", (f"Gauss-Newton converged after trust-region steps, {ev.count} "
+                               "evaluations")
+    status = "budget" if sol.status == 0 and not np.sqrt(ev.best_cost) <= tol else "minimum"
+    return status, (f"trust-region least squares after Gauss-Newton, {ev.count} evaluations: "
+                    f"{str(sol.message).rstrip('.')}")
 
 
 def rank(J: np.ndarray) -> int:

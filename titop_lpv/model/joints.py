@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..multibody.param_checks import AXIS_MIN_SQUARED
 from .records import Matrix, Number, Record, Vector, record_dict
 
 __all__ = ["JOINT_TYPES", "Free", "Joint", "Prismatic", "Revolute", "Spherical", "Universal",
-           "Weld", "check_multi_dof"]
+           "Weld"]
 
 
 @dataclass(frozen=True)
@@ -193,6 +192,11 @@ class Spherical(Joint):
         Initial quaternion ``(w, x, y, z)`` (normalised when compiled). Default identity.
     w0 : vector
         Initial relative angular velocity [rad/s], child frame. Default zero.
+    actuated : bool
+        Add the inputs ``<body>_tau_x <body>_tau_y <body>_tau_z``: a torque [N m] the
+        parent applies to the child about the joint point, child-frame components (added
+        to the spring-damper torque; the child applies the opposite torque to the parent).
+        Default False.
 
     Numbers may be parameter names.
     """
@@ -204,6 +208,7 @@ class Spherical(Joint):
     rest: Vector = (1.0, 0.0, 0.0, 0.0)
     q0: Vector = (1.0, 0.0, 0.0, 0.0)
     w0: Vector = (0.0, 0.0, 0.0)
+    actuated: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,10 @@ class Universal(Joint):
     stiffness, damping, rest, q0, qd0 : number or pair
         Per axis (a number applies to both): [N m/rad], [N m s/rad], [rad], [rad],
         [rad/s]. Default 0.
+    actuated : bool
+        Add the inputs ``<body>_tau1 <body>_tau2``: a torque [N m] about each axis (the
+        generalized force of ``q1``, ``q2``), added to the axis's spring-damper torque.
+        Default False.
 
     Numbers may be parameter names.
     """
@@ -237,45 +246,10 @@ class Universal(Joint):
     rest: Number | Vector = 0.0
     q0: Number | Vector = 0.0
     qd0: Number | Vector = 0.0
+    actuated: bool = False
 
 
 JOINT_TYPES: dict[str, type[Joint]] = {
     cls.type: cls for cls in (Free, Weld, Revolute, Prismatic, Spherical, Universal)
 }
 
-
-def check_multi_dof(c: Any, j: Spherical | Universal, w: str) -> None:
-    """Check the fields of a spherical or universal joint (validation's part for them).
-
-    Parameters
-    ----------
-    c : the validation's checker
-        Its ``number`` and ``vector`` read the leaves and record problems in ``problems``.
-    j : Spherical or Universal
-        The joint record.
-    w : str
-        Where, for the messages (``body 'b': joint``).
-    """
-    p = c.problems
-    if isinstance(j, Spherical):
-        for key in ("stiffness", "damping"):
-            val = c.number(getattr(j, key), f"{w}.{key}")
-            if val is not None and val < 0:
-                p.append(f"{w}.{key}: must be >= 0, got {val}")
-        for key in ("rest", "q0"):
-            quat = c.vector(getattr(j, key), f"{w}.{key}", n=4)
-            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
-                p.append(f"{w}.{key}: a quaternion (w, x, y, z) must not be zero, "
-                         f"got {quat.tolist()}")
-        c.vector(j.w0, f"{w}.w0")
-        return
-    for key in ("axis1", "axis2"):
-        axis = c.vector(getattr(j, key), f"{w}.{key}")
-        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
-            p.append(f"{w}.{key}: zero-length axis {axis.tolist()}")
-    for key in ("stiffness", "damping", "rest", "q0", "qd0"):
-        val = getattr(j, key)
-        if isinstance(val, tuple):
-            c.vector(val, f"{w}.{key}", n=2)
-        else:
-            c.number(val, f"{w}.{key}")

@@ -20,7 +20,6 @@ import numpy as np
 
 from ..exceptions import ModelError, TitopWarning
 from ..multibody.param_checks import (
-    AXIS_MIN_SQUARED,
     MAX_MAGNITUDE,
     MIN_MASS,
     ROTATION_TOL,
@@ -35,14 +34,10 @@ from .description import (
     Damping,
     Description,
     Force,
-    Free,
-    Spherical,
     Torque,
-    Universal,
-    Weld,
 )
-from .joints import check_multi_dof
 from .signals import collisions, signal_names
+from .validate_joints import check_joint
 
 __all__ = ["MAX_MAGNITUDE", "MIN_MASS", "Plan", "check"]
 
@@ -219,7 +214,7 @@ class _Checker:
                 elif port in RESERVED_POINTS:
                     self.problems.append(f"{w}: port name {port!r} is reserved")
                 self.vector(vec, f"{w}: port {port!r}")
-        self.joint(b, is_root)
+        check_joint(self, b, is_root)
 
     def _inertia(self, inertia: np.ndarray, w: str) -> bool:
         """Check an inertia matrix; True when it is clean (no problem, no warning)."""
@@ -251,45 +246,6 @@ class _Checker:
             )
             return False
         return True
-
-    def _multi_dof_joint(self, j: Spherical | Universal, w: str) -> None:
-        check_multi_dof(self, j, w)
-
-    def joint(self, b: Body, is_root: bool) -> None:
-        j = b.joint
-        w = f"body {b.name!r}: joint"
-        if isinstance(j, Free):
-            if not is_root:
-                self.problems.append(f"{w}: a 'free' joint is allowed only on the root body "
-                                     f"(hanging from the world), but parent is {b.parent!r}")
-            for key in ("position0", "euler0", "v0", "w0"):
-                self.vector(getattr(j, key), f"{w}.{key}")
-            if j.attitude not in ("euler", "quaternion"):
-                self.problems.append(f"{w}.attitude: must be 'euler' or 'quaternion', got "
-                                     f"{j.attitude!r}")
-            quat = self.vector(j.q0, f"{w}.q0", n=4)
-            if quat is not None and float(quat @ quat) <= AXIS_MIN_SQUARED:
-                self.problems.append(f"{w}.q0: a quaternion (w, x, y, z) must not be zero, "
-                                     f"got {quat.tolist()}")
-            return
-        self.rotation(j.rotation, f"{w}.rotation")
-        if isinstance(j, Weld):
-            return
-        if isinstance(j, (Spherical, Universal)):
-            self._multi_dof_joint(j, w)
-            return
-        if j.motion not in ("free", "input"):
-            self.problems.append(f"{w}.motion: must be 'free' or 'input', got {j.motion!r}")
-        elif j.motion == "input" and j.actuated is True:
-            self.problems.append(f"{w}: a driven joint (motion = 'input') cannot also be "
-                                 "actuated: its force is an output")
-        axis = self.vector(j.axis, f"{w}.axis")
-        if axis is not None and float(axis @ axis) <= AXIS_MIN_SQUARED:
-            self.problems.append(f"{w}.axis: zero-length axis {axis.tolist()}")
-        for key in ("stiffness", "damping", "rest", "q0", "qd0"):
-            self.number(getattr(j, key), f"{w}.{key}")
-        if not isinstance(j.actuated, bool):
-            self.problems.append(f"{w}.actuated: must be true or false, got {j.actuated!r}")
 
 
 def _shown(value: Any) -> str:
@@ -557,9 +513,10 @@ def check(system: Description) -> Plan:
             continue
         if not point_ok(out.body, out.point, w):
             continue
-        if out.type in ("q", "qd", "qdd") and by_name[out.body].joint.dof != 1:
+        if out.type in ("q", "qd", "qdd") and by_name[out.body].joint.type in ("free", "weld"):
             p.append(f"{w}: body {out.body!r} has a {by_name[out.body].joint.type!r} joint, "
-                     "not a 1-d.o.f. joint")
+                     "which has no joint coordinates (q, qd, qdd sensors are for revolute, "
+                     "prismatic, spherical and universal joints)")
         c.frame(out.frame, w)
         if out.name is not None and (not isinstance(out.name, str)
                                      or not IDENTIFIER.fullmatch(out.name)):

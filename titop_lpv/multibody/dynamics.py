@@ -29,6 +29,7 @@ import numpy as np
 from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec, transpose
 from ..spatial.euler import dcm_to_euler, euler_rates_matrix
+from ..spatial.quaternion import normalize
 from . import kernel
 from .diagnostics import non_finite_error, slot_label
 from .joint_laws import (
@@ -39,7 +40,7 @@ from .joint_laws import (
     multi_dof_forces,
     quaternion_rates,
 )
-from .joints import FREE, is_one_dof
+from .joints import FREE, SPHERICAL, is_one_dof
 from .kinematics import Kinematics, kinematics
 from .loops import loop_wrenches
 from .tables import Physics
@@ -142,7 +143,8 @@ def bias_wrenches(model: Tree, kin: Kinematics, u: np.ndarray, gravity_and_loads
 
 
 def joint_forces(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
-    """Spring, damper and actuator force of every joint, (..., n) (zero without a d.o.f.).
+    """Spring, damper and actuator force of every one-d.o.f. joint, (..., n) (zero for the
+    other joints: :func:`~titop_lpv.multibody.joint_laws.multi_dof_forces` gives theirs).
 
     ``τ = −k (q − rest) − d q̇ (+ u)`` [N m or N].
 
@@ -162,7 +164,7 @@ def joint_forces(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
     ph = kin.phys
     one = is_one_dof(model.kind)
     f = np.where(one, -ph.k * (kin.q - ph.rest) - ph.d * kin.qd, 0.0)
-    act = model.tau_column >= 0
+    act = (model.tau_column >= 0) & one
     if np.any(act):
         f = f + np.where(act, u[..., np.where(act, model.tau_column, 0)], 0.0)
     return f
@@ -175,7 +177,7 @@ def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
     n = len(model.body_names)
     _, p = bias_wrenches(model, kin, u)
     tau_j = joint_forces(model, kin, u)
-    tau_m = multi_dof_forces(model, x, kin)
+    tau_m = multi_dof_forces(model, x, kin, u)
     IA = [ph.D[..., i, :, :] for i in range(n)]
     pA = [p[..., i, :] for i in range(n)]
     U: list[Any] = [None] * n
@@ -403,7 +405,8 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
     for spec in model.output_specs:
         typ, b, pslots, body_frame = spec.kind, spec.body, spec.point, spec.body_frame
         if typ in ("q", "qd", "qdd"):
-            cols.append(getattr(kin, typ)[..., b, None])
+            cols.append(getattr(kin, typ)[..., b, None] if b not in kin.S
+                        else _multi_dof_sensor(model, x, kin, b, typ))
             continue
         if typ == "tau":  # the force that drives a driven joint
             cols.append(kin.tau[b][..., None])
@@ -434,6 +437,20 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
     if not np.isfinite(y).all():
         raise non_finite_error(model, x, u, ph, y, "output", model.output_names)
     return y
+
+
+def _multi_dof_sensor(model: Tree, x: np.ndarray, kin: Kinematics, b: int, typ: str
+                      ) -> np.ndarray:
+    """``q``, ``qd`` or ``qdd`` sensor of a spherical or universal joint (..., n_q or n_v):
+    the unit quaternion, the child-frame relative angular velocity and its derivative; or
+    the two angles, rates and accelerations (:data:`titop_lpv.model.signals.JOINT_SENSORS`)."""
+    if typ == "qdd":
+        return kin.qdd_multi[b]
+    nv = int(model.nv[b])
+    if typ == "qd":
+        return x[..., model.qd_index[b]:model.qd_index[b] + nv]
+    qi = int(model.q_index[b])
+    return normalize(x[..., qi:qi + 4]) if model.kind[b] == SPHERICAL else x[..., qi:qi + nv]
 
 
 def motion_vector(model: Tree, x: Any, body: str, point: str = "origin", u: Any = None,

@@ -55,7 +55,8 @@ class InverseDynamics:
     actuation : ndarray, shape (..., n_v − 6 or n_v)
         The joint effort beyond the springs and dampers, per joint rate: what the ``b_tau``
         inputs must be (a driven joint's ``b_tau`` output; a spherical joint: the torque
-        [N m] in the child frame, a universal joint: one torque per axis).
+        [N m] in the child frame, its inputs ``b_tau_x b_tau_y b_tau_z``; a universal
+        joint: one torque per axis, its inputs ``b_tau1 b_tau2``).
     base_wrench : ndarray, shape (..., 6)
         ``[F; T]`` to apply at the floating base origin (zeros for a fixed base).
     """
@@ -128,8 +129,8 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
         Generalized accelerations ν̇ in :func:`velocity_names` order: the base spatial
         acceleration w.r.t. the body frame ``[v̇; ω̇]`` (if floating) then each ``q̈``.
     u : array_like, optional
-        Inputs: wrench inputs act as external loads; joint ``tau`` inputs are ignored
-        (the result *is* the joint effort).
+        Inputs: wrench inputs act as external loads; joint torque inputs (``b_tau``,
+        ``b_tau_x …``, ``b_tau1 …``) are ignored (the result *is* the joint effort).
     params : dict or array_like, optional
         Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
         order); defaults when omitted.
@@ -146,9 +147,11 @@ def inverse_dynamics(model: Tree, x: Any, acceleration: Any, u: Any = None,
         raise ShapeError(f"acceleration must have shape (..., {len(names)}) in the order "
                          f"{list(names)}; got shape {nudot.shape}")
     u_arr = model.check_input(u, kin.batch)
-    if model.tau_column.max(initial=-1) >= 0:  # joint torques are the unknowns here
+    act = np.flatnonzero(model.tau_column >= 0)
+    if act.size:  # joint torques are the unknowns here (a multi-d.o.f. joint: nv columns)
         u_arr = np.array(u_arr, dtype=float, copy=True)
-        u_arr[..., model.tau_column[model.tau_column >= 0]] = 0.0
+        u_arr[..., np.concatenate([model.tau_column[i] + np.arange(model.nv[i])
+                                   for i in act])] = 0.0
     Q = _rnea(model, kin, nudot, u_arr, bias=True)
     off = 6 if model.floating_base else 0
     one_f = joint_forces(model, kin, np.zeros_like(u_arr))

@@ -34,12 +34,13 @@ QUATERNION_GAIN = 1.0
 """``λ`` [1/s] of the norm-stabilising term of the quaternion kinematics."""
 
 
-def multi_dof_forces(model: Tree, x: np.ndarray, kin: Kinematics) -> dict[int, Any]:
-    """Spring-damper force of each spherical or universal joint, by body index.
+def multi_dof_forces(model: Tree, x: np.ndarray, kin: Kinematics, u: Any = None
+                     ) -> dict[int, Any]:
+    """Spring-damper (and actuator) force of each spherical or universal joint, by body index.
 
-    Spherical: ``τ = −k θ − d ω_rel`` [N m] with ``θ`` the rotation vector of
+    Spherical: ``τ = −k θ − d ω_rel (+ u)`` [N m] with ``θ`` the rotation vector of
     ``rest⁻¹ ⊗ q`` (potential ``½ k |θ|²``), child frame. Universal: per axis
-    ``τ_k = −k_k (q_k − rest_k) − d_k q̇_k`` [N m].
+    ``τ_k = −k_k (q_k − rest_k) − d_k q̇_k (+ u_k)`` [N m].
 
     Parameters
     ----------
@@ -49,6 +50,9 @@ def multi_dof_forces(model: Tree, x: np.ndarray, kin: Kinematics) -> dict[int, A
         States.
     kin : Kinematics
         The motion at ``x`` (its ``w_rel``).
+    u : ndarray (..., n_inputs), optional
+        Inputs: an actuated joint adds its torques ``<body>_tau_x …`` / ``<body>_tau1 …``
+        (columns ``tau_column[i] …``); omitted: the spring-damper force alone.
 
     Returns
     -------
@@ -67,6 +71,9 @@ def multi_dof_forces(model: Tree, x: np.ndarray, kin: Kinematics) -> dict[int, A
             d = np.stack((ph.d[..., i], ex[..., 4]), -1)
             rest = np.stack((ph.rest[..., i], ex[..., 5]), -1)
             out[i] = -k * (x[..., qi:qi + 2] - rest) - d * x[..., qdi:qdi + 2]
+        col = int(model.tau_column[i])
+        if u is not None and col >= 0:
+            out[i] = out[i] + u[..., col:col + int(model.nv[i])]
     return out
 
 

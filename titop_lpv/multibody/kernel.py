@@ -428,6 +428,9 @@ def _forward_kernel(
             elif nd[i] > 1:
                 kj.forces(kind[i], xm, q_index[i], qd_index[i], k_s[i], d_s[i], rest[i],
                           extra[i], dp)
+                if tau_col[i] >= 0:  # actuated: torques <body>_tau_x … / _tau1 _tau2
+                    for a in range(nd[i]):
+                        dp[a] += um[tau_col[i] + a]
                 if not kj.condense(nd[i], IA[i], pA[i], Sm[i], c[i], dp, Um[i], Jm[i], uum[i],
                                    Ia, pa):
                     status = i

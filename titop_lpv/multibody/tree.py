@@ -35,6 +35,7 @@ from .tables import (
     Physics,
     SlotIndex,
     WrenchInputTable,
+    joint_input_columns,
     readonly,
 )
 
@@ -68,7 +69,10 @@ class Tree:
     q_index, qd_index : sequence of int
         State index of each joint's position and rate (``-1`` without a d.o.f.).
     tau_column : sequence of int
-        Input column of each actuated joint's force/torque (``-1`` if not actuated).
+        Input column of each actuated one-d.o.f. joint's force/torque (``-1`` if not
+        actuated); the columns of multi-d.o.f. joint torques (``<body>_tau_x`` …,
+        ``<body>_tau1`` …) are found from :attr:`input_names` and the wrench inputs' columns
+        recomputed (:func:`~titop_lpv.multibody.tables.joint_input_columns`).
     qdd_column : sequence of int, optional
         Input column of each driven joint's acceleration ``b_qdd`` (``-1`` if not driven).
     attitude : {"euler", "quaternion"}
@@ -121,6 +125,8 @@ class Tree:
         self.kind = readonly(kind, int)
         self.q_index = readonly(q_index, int)
         self.qd_index = readonly(qd_index, int)
+        tau_column, wrench_inputs, torque_units = joint_input_columns(
+            kind, self.body_names, self.input_names, tau_column, wrench_inputs)
         self.tau_column = readonly(tau_column, int)
         self.qdd_column = readonly(np.full(len(self.kind), -1) if qdd_column is None
                                    else qdd_column, int)
@@ -138,7 +144,10 @@ class Tree:
         self.param_slots = readonly(np.flatnonzero(self.slot_param >= 0), int)
         self.param_defaults = readonly(param_defaults, float)
         self.param_bounds = readonly(param_bounds, float).reshape(-1, 2)
-        self.unit_table = dict(units)
+        self.unit_table = {**torque_units, **units}
+        for spec in self.output_specs:  # a spherical joint's q sensor: a unit quaternion
+            if spec.kind == "q" and self.kind[spec.body] == SPHERICAL:
+                self.unit_table.update(dict.fromkeys(self.output_names[spec.columns], ""))
         self._init_caches()
         self._frozen = True
 
