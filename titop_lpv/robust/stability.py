@@ -14,7 +14,8 @@ import numpy as np
 from scipy import optimize
 
 from ..plots import plot_robust_stability
-from .checks import check_seed
+from .branch_bound import BranchResult, branch_margin
+from .checks import ArgumentError, ArgumentTypeError, check_real, check_seed
 from .dynamic_delta import dynamic_delta, loop_poles
 from .frequency import check_omega, default_omega
 from .loop import (
@@ -36,7 +37,10 @@ from .structure import block_values
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["RobustStabilityResult", "robust_stability"]
+__all__ = ["AUTO_MAX_PARAMETERS", "RobustStabilityResult", "robust_stability"]
+
+AUTO_MAX_PARAMETERS = 4  # refine="auto": branch and bound with at most this many parameters
+REFINE_RTOL = 0.02  # the gap above which the branch and bound runs, and where it stops
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,14 @@ class RobustStabilityResult:
     delta_system_verified : bool
         The real closed loop with ``delta_system`` has a pole on the imaginary axis at
         ``± j omega_critical`` (within 1e-6 · max(1, ω)).
+    certified : str
+        How ``margin_lower`` holds: ``mu.certified`` (the μ upper bound of the whole box:
+        ``"intervals"``, ``"exact"`` or ``"grid"``), or ``"branch_and_bound"`` when the
+        branch and bound over the δ box raised it (every piece of box × frequency proved by
+        a D-G certificate on frequency intervals; :mod:`titop_lpv.robust.branch_bound`).
+    branch : BranchResult or None
+        The branch and bound run (margin it proved, target box, sub-boxes, time), if one
+        ran.
     """
 
     margin_lower: float
@@ -96,6 +108,8 @@ class RobustStabilityResult:
     nominal_poles: np.ndarray
     delta_system: Any = None
     delta_system_verified: bool = False
+    certified: str = ""
+    branch: BranchResult | None = None
 
     def report(self) -> str:
         """Margin bounds, the destabilising Δ and its verification."""
@@ -106,11 +120,16 @@ class RobustStabilityResult:
         if self.delta is None:
             return (f"robustly stable: no destabilising Δ found (μ upper bound peak "
                     f"{self.mu.peak_upper:.6g}, margin >= {self.margin_lower:.6g})")
+        how = (f"1/peak μ upper bound; μ sweep peak {self.mu.peak_upper:.6g} at ω = "
+               f"{self.mu.omega_upper:.6g} rad/s")
+        if self.certified == "branch_and_bound" and self.branch is not None:
+            how = (f"branch and bound over the δ box: {self.branch.boxes} sub-boxes, "
+                   f"{self.branch.elapsed:.3g} s; the μ sweep alone proves "
+                   f"{1 / self.mu.peak_upper:.6g}")
         return "\n".join([
             f"robust stability margin in [{self.margin_lower:.6g}, {self.margin_upper:.6g}] "
             "(structured norm of Δ; real δ normalised to [-1, 1])",
-            f"  stable for every Δ with ‖Δ‖ < {self.margin_lower:.6g} (1/peak μ upper bound; "
-            f"μ sweep peak {self.mu.peak_upper:.6g} at ω = {self.mu.omega_upper:.6g} rad/s)",
+            f"  stable for every Δ with ‖Δ‖ < {self.margin_lower:.6g} ({how})",
             f"  destabilising Δ ({self.method}), ‖Δ‖ = {self.margin_upper:.6g}: {vals}",
             f"  closed-loop pole {self.pole:.6g} at ω = {self.omega_critical:.6g} rad/s, "
             f"|Re| = {self.axis_distance:.2e} -> {'verified' if self.verified else 'NOT verified'}"
@@ -214,7 +233,8 @@ def _ray_search(lft: LoopLFT, t_max: float, seed: int) -> tuple[float, np.ndarra
 
 def robust_stability(M: Any, blocks: Any = None,
                      omega: Sequence[float] | np.ndarray | None = None, *,
-                     seed: int = 0, certify: bool = True) -> RobustStabilityResult:
+                     seed: int = 0, certify: bool = True, refine: str | bool = False,
+                     budget: float = 5.0) -> RobustStabilityResult:
     """Robust stability margin of ``F_u(M, Δ)`` with a destabilising Δ, verified.
 
     Parameters
@@ -234,6 +254,19 @@ def robust_stability(M: Any, blocks: Any = None,
     certify : bool
         Prove the μ upper bound, hence ``margin_lower``, at every frequency (default True;
         ``rs.mu.certified`` says how it holds); False: at the grid frequencies only, faster.
+    refine : {"auto", "branch", False}
+        Raise ``margin_lower`` by a branch and bound over the δ box
+        (:func:`titop_lpv.robust.branch_bound.branch_margin`; real parameters only), which
+        removes the conservatism of the D-G bound with repeated or nonlinearly entering
+        parameters. ``"branch"``: whenever the gap ``margin_upper / margin_lower − 1``
+        exceeds 2 %; ``"auto"``: the same, only with ``certify``, at most
+        :data:`AUTO_MAX_PARAMETERS` distinct parameters and a padded structure of at most
+        16 channels (cheap sub-boxes); False (default): never.
+    budget : float
+        Wall-clock time [s] the branch and bound may spend (default 5; > 0). When it ends
+        before the target box is proved, its anytime bound (the structured norm of the
+        nearest sub-box not proved) is kept if it is above the D-G margin. On the telescope
+        loop of ``benchmarks/bench_robust.py`` (Δ 30×30) it needs about 25 s.
 
     Returns
     -------
@@ -253,7 +286,8 @@ def robust_stability(M: Any, blocks: Any = None,
         Unstable loop at Δ = 0 (the centre of the box), sizes of M and of the structure
         that do not match, or non-finite matrices.
     ArgumentTypeError, ArgumentError
-        ``seed`` is not an integer >= 0.
+        ``seed`` is not an integer >= 0; ``refine`` is not one of "auto", "branch", False;
+        ``budget`` is not a finite number > 0.
 
     Notes
     -----
@@ -263,6 +297,12 @@ def robust_stability(M: Any, blocks: Any = None,
     range, so a ``ureal`` whose nominal is not the centre is at δ ≠ 0 nominally.
     """
     seed = check_seed(seed, "seed", allow_none=False)
+    if refine is not False and (not isinstance(refine, str) or refine not in ("auto", "branch")):
+        raise (ArgumentError if isinstance(refine, str) else ArgumentTypeError)(
+            f'refine must be "auto", "branch" or False, got {refine!r}')
+    budget = check_real(budget, "budget", minimum=0.0)
+    if budget <= 0:
+        raise ArgumentError(f"budget must be a finite number > 0 [s], got {budget!r}")
     lft = split_lft(M, blocks)
     check_stable(lft)
     omega = default_omega(lft.poles()) if omega is None else check_omega(omega, RobustnessError)
@@ -318,10 +358,19 @@ def robust_stability(M: Any, blocks: Any = None,
             wc = abs(pole.imag)
             k = int(np.argmin(np.abs(p - 1j * wc)))
             dver = bool(abs(p[k] - 1j * wc) <= 1e-6 * max(1.0, wc) and on_axis(p[k]))
+    how, branch = res.certified, None
+    if lft.st.all_real and np.isfinite(m_up) and m_up > m_low * (1 + REFINE_RTOL) and \
+            (refine == "branch" or (refine == "auto" and certify and lft.st.N <= AB13MD_MAX_N
+                                    and len(lft.st.blocks) <= AUTO_MAX_PARAMETERS)):
+        # the D-G margin skips the inner box only when it holds at every frequency
+        proved = m_low if res.certified in ("intervals", "exact") else 0.0
+        branch = branch_margin(lft, proved, float(m_up), budget=budget, rtol=REFINE_RTOL)
+        if branch.margin_lower > m_low:
+            m_low, how = min(branch.margin_lower, float(m_up)), "branch_and_bound"
     return RobustStabilityResult(
         m_low, float(m_up), abs(pole.imag),
         delta, vals, physical_values(lft, vals), pole, dist,
-        on_axis(pole), method, res, _nominal_poles(lft), dsys, dver)
+        on_axis(pole), method, res, _nominal_poles(lft), dsys, dver, how, branch)
 
 
 def _balanced_peak(lft: LoopLFT, omega: np.ndarray) -> float:
