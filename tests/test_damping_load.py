@@ -132,5 +132,7 @@ def test_validation_and_block_route_refusal(damped):
     rt = tl.load_model(copy.deepcopy(damped.description))
     assert rt.description["loads"][1] == {"type": "damping", "body": "balloon",
                                           "linear": "cv", "angular": C_W, "point": "C"}
-    with pytest.raises(BlockRouteError, match=r"'balloon': a damping load"):
-        tl.linearize_uncertain(damped, free=[], uncertain=["k"])
+    with pytest.raises(BlockRouteError,
+                       match=r"'balloon': a damping load \(of a spinning floating base\)"):
+        tl.linearize_uncertain(damped, free=[], uncertain=["k"], kind="spin",
+                               spin={"body": "balloon", "axis": [0, 1, 0], "rate": 0.5})

@@ -15,7 +15,6 @@ import pytest
 from test_spherical_peer import Peer, peer_dynamics
 
 import titop_lpv as tl
-from titop_lpv.linear.errors import BlockRouteError
 
 
 def crank(rate: float = 0.5) -> dict:
@@ -97,11 +96,11 @@ def test_driven_and_actuated_is_refused():
         tl.load_model(bad)
 
 
-def test_block_route_refuses_a_driven_joint():
+def test_block_route_builds_a_driven_joint():
     desc = crank()
     desc["parameters"] = {"m": {"value": 1.0, "min": 0.5, "max": 2.0}}
     desc["bodies"][1]["joint"] = {"type": "revolute", "axis": [0, 0, 1]}
     desc["bodies"][1]["mass"] = "m"
     model = tl.load_model(desc)
-    with pytest.raises(BlockRouteError, match=r"'j1': its driven 'revolute' joint"):
-        tl.linearize_uncertain(model, free=["j2_q"], uncertain=["m"])
+    G = tl.linearize_uncertain(model, free=["j2_q"], uncertain=["m"], outputs=["j1_tau"])
+    assert G.kinds == {"m": "exact"}

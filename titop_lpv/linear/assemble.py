@@ -1,8 +1,12 @@
 """From a compiled model and a static equilibrium to the assembled linear TITOP blocks.
 
 One rigid-body block per body, one joint block per joint (the free joint of a floating
-base included), integrators for the joint and base states (:mod:`titop_lpv.linear.blocks`),
-connected by name (:func:`~titop_lpv.linear.connect.connect`). Every numeric leaf of the
+base included), integrators for the joint and base states (:mod:`titop_lpv.linear.blocks`;
+spherical, universal and driven joints and damping loads through
+:mod:`titop_lpv.linear.assemble_joints`), connected by name
+(:func:`~titop_lpv.linear.connect.connect`). The states are the model's, each quaternion
+(spherical joint, quaternion floating base) replaced by its attitude error ``b_rx b_ry b_rz``
+as :func:`titop_lpv.linearize` does. Every numeric leaf of the
 model that names a parameter kept uncertain enters the blocks as that ``ureal``; the
 configuration at the equilibrium (attitudes, joint angles) is a constant.
 """
@@ -17,11 +21,20 @@ import numpy as np
 from ..analysis.operating_point import OperatingPoint
 from ..model.compiled import Model
 from ..multibody.inverse_dynamics import mass_matrix
-from ..multibody.joints import FREE, KIND_NAMES, PRISMATIC, REVOLUTE, WELD
+from ..multibody.joints import FREE, MULTI_DOF, PRISMATIC, REVOLUTE, UNIVERSAL, WELD
 from ..multibody.kinematics import kinematics
 from ..robust.atoms import UReal
 from ..robust.uss import USS
 from ..spatial.euler import check_sequence, dcm_to_euler, euler_rates_matrix
+from .assemble_joints import (
+    check_model,
+    driven_blocks,
+    linear_state_names,
+    multi_dof_blocks,
+    multi_dof_geometry,
+    multi_dof_kinematics,
+    refuse_moving_positions,
+)
 from .blocks import (
     base_integrator,
     base_kinematics,
@@ -35,6 +48,7 @@ from .blocks import (
 )
 from .connect import connect, reorder_states
 from .errors import BlockRouteError
+from .loads import damping_gains, load_terms
 from .loops import loop_block, loop_wrench_terms
 from .sensors import joint_kinematics, sensor
 from .spin import check_spin, dX_twist, velocity_products
@@ -55,8 +69,6 @@ __all__ = ["BlockRouteError", "assemble", "check_model", "output_plan"]
 
 _KIND_NAME = {REVOLUTE: "revolute", PRISMATIC: "prismatic", WELD: "weld"}
 _EYE3 = np.eye(3)
-_BLOCK_KINDS = (FREE, WELD, REVOLUTE, PRISMATIC)
-DAMPING_LOAD = 3  # load kind of a damping load (multibody.tables.LoadTable)
 
 
 class _Leaves:
@@ -81,119 +93,6 @@ class _Leaves:
 
 
 
-def check_model(model: Model, uncertain: Sequence[str]) -> None:
-    """Refuse what the block route cannot express, naming it.
-
-    Parameters
-    ----------
-    model : Model
-        The compiled model.
-    uncertain : sequence of str
-        The parameters to be kept uncertain.
-
-    Raises
-    ------
-    BlockRouteError
-        A loop-closure attachment point, a joint rotation or axis that depends on an
-        uncertain parameter; a damping load; a joint kind without a linear block
-        (spherical, universal, driven), naming the body and the joint type.
-    """
-    problems = []
-    index = {model.param_names.index(n) for n in uncertain}
-    lp = model.loops
-    used = sorted({model.param_names[int(p)] for p in model.slot_param[
-        np.r_[np.ravel(lp.point_a), np.ravel(lp.point_b)].astype(int)] if int(p) in index})
-    if used:
-        problems.append(f"loop-closure attachment points depend on the uncertain "
-                        f"parameter(s) {used} (they must be certain)")
-    for i, b in enumerate(model.body_names):
-        slots = np.r_[np.ravel(model.slots.rot[i]), np.ravel(model.slots.axis[i])]
-        used = sorted({model.param_names[int(p)] for p in model.slot_param[slots]
-                       if int(p) in index})
-        if used:
-            problems.append(f"body {b!r}: the joint rotation or axis depends on the uncertain "
-                            f"parameter(s) {used} (the joint geometry must be certain)")
-    if model.floating_base and model.attitude == "quaternion":
-        problems.append(f"body {model.body_names[0]!r}: a floating base with attitude = "
-                        "'quaternion' (use linearize, or attitude = 'euler')")
-    for k in np.flatnonzero(model.loads.kind == DAMPING_LOAD):
-        problems.append(f"body {model.body_names[int(model.loads.body[k])]!r}: a damping load "
-                        "(use linearize: the block route has no velocity-dependent load)")
-    for i, b in enumerate(model.body_names):
-        if int(model.kind[i]) not in _BLOCK_KINDS:
-            problems.append(f"body {b!r}: its {KIND_NAMES[int(model.kind[i])]!r} joint has no "
-                            "linear TITOP block yet (use linearize)")
-        elif model.qdd_column[i] >= 0:
-            problems.append(f"body {b!r}: its driven {KIND_NAMES[int(model.kind[i])]!r} joint "
-                            "(motion = 'input') has no linear TITOP block yet (use linearize)")
-    if problems:
-        raise BlockRouteError("the block route cannot build this model: " + "; ".join(problems))
-
-
-def _load_terms(model: Model, leaves: _Leaves, PT: list[Any], u0: np.ndarray,
-                inputs: Sequence[str], u_eq: Mapping[str, UReal]
-                ) -> tuple[dict[int, Value], dict[int, Value], dict[int, dict[str, Value]]]:
-    """Per body: nominal load wrench at P, its θ gain, and the gains of the external inputs
-    (``PT``: each body's ``P_{b/i}ᵀ`` at the equilibrium, possibly uncertain; ``u_eq``: the
-    wrench inputs whose equilibrium value is a parameter)."""
-    w0: dict[int, Value] = {}
-    th: dict[int, Value] = {}
-    gains: dict[int, dict[str, Value]] = {}
-    g = leaves.column(model.slots.gravity)
-    total = None
-    for i in range(len(model.body_names)):
-        total = add(total, value_matrix([[leaves.leaf(int(model.slots.mass[i]))]]))
-
-    def force_at(b: int, F_b: Value, p: Value, rotates: bool) -> None:
-        w0[b] = add(w0.get(b), stack([[F_b], [matmul(skew_of(p), F_b)]], [3, 3], [1]))
-        if rotates:
-            sF = skew_of(F_b)
-            th[b] = add(th.get(b), stack([[sF], [matmul(skew_of(p), sF)]], [3, 3], [3]))
-
-    def torque_at(b: int, T_b: Value, rotates: bool) -> None:
-        w0[b] = add(w0.get(b), stack([[None], [T_b]], [3, 3], [1]))
-        if rotates:
-            th[b] = add(th.get(b), stack([[None], [skew_of(T_b)]], [3, 3], [3]))
-
-    lds = model.loads
-    for k in range(lds.kind.size):
-        b = int(lds.body[k])
-        Pt = PT[b]
-        if lds.kind[k] == 0:  # buoyancy: −fraction · total mass · g, inertial
-            fm = matmul(total, value_matrix([[leaves.leaf(int(lds.fraction[k]))]]))
-            force_at(b, matmul(Pt, scale(-1.0, matmul(g, fm))), leaves.column(lds.point[k]),
-                     True)
-        elif lds.kind[k] == 1:
-            v = leaves.column(lds.vec[k])
-            body = bool(lds.body_frame[k])
-            force_at(b, v if body else matmul(Pt, v), leaves.column(lds.point[k]), not body)
-        else:
-            v = leaves.column(lds.vec[k])
-            body = bool(lds.body_frame[k])
-            torque_at(b, v if body else matmul(Pt, v), not body)
-    wi = model.wrench_inputs
-    for k in range(wi.body.size):
-        b = int(wi.body[k])
-        body = bool(wi.body_frame[k])
-        Pt = np.eye(3) if body else PT[b]
-        p = leaves.column(wi.point[k])
-        col = int(wi.col[k])
-        u = [[u_eq.get(model.input_names[col + j], float(u0[col + j]))] for j in range(6)]
-        F0 = matmul(Pt, value_matrix(u[:3]))
-        T0 = matmul(Pt, value_matrix(u[3:]))
-        force_at(b, F0, p, not body)
-        torque_at(b, T0, not body)
-        for j in range(6):
-            name = model.input_names[col + j]
-            if name not in inputs:
-                continue
-            e = matmul(Pt, np.eye(3)[:, j % 3:j % 3 + 1])
-            gain = (stack([[e], [matmul(skew_of(p), e)]], [3, 3], [1]) if j < 3 else
-                    stack([[None], [e]], [3, 3], [1]))
-            gains.setdefault(b, {})[name] = gain
-    return w0, th, gains
-
-
 def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
     """For each output name: ``None`` when it is a state (or a sensor that copies one), else
     the sensor spec that produces it.
@@ -203,7 +102,8 @@ def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
     model : Model
         The compiled model.
     outputs : sequence of str
-        State names and model output names.
+        State names of the linear model (attitude errors ``b_rx …`` in place of
+        quaternions) and model output names.
 
     Returns
     -------
@@ -216,12 +116,16 @@ def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
         A name that is neither a state nor an output.
     """
     plan: dict[str, Any] = {}
+    linear_state = linear_state_names(model)
     for name in outputs:
         spec = next((sp for sp in model.output_specs
                      if name in model.output_names[sp.columns]), None)
         if spec is None:
-            if name not in model.state_names:
-                raise BlockRouteError(f"output {name!r} is neither a state nor a sensor")
+            if name not in linear_state:
+                hint = (f" (a quaternion component: linear models use the attitude error "
+                        f"{name[:-3]}_rx, _ry, _rz)" if name in model.state_names else "")
+                raise BlockRouteError(f"output {name!r} is neither a state of the linear "
+                                      f"model nor a sensor{hint}")
             plan[name] = None
             continue
         free = model.kind[spec.body] == FREE
@@ -265,16 +169,17 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     Returns
     -------
     USS
-        States in model order; at the nominal parameters, the same system as
-        ``linearize(model, op, inputs, outputs)``.
+        States in model order (quaternions as attitude errors ``b_rx b_ry b_rz``); at the
+        nominal parameters, the same system as ``linearize(model, op, inputs, outputs)``.
 
     Raises
     ------
     BlockRouteError
         Loop closures, an uncertain joint geometry, a moving equilibrium (non-zero
         velocity), an output that is neither a state nor a sensor, a configuration parameter
-        that is not a joint position, an attitude sensor on a body whose attitude is a
-        parameter.
+        that is not a revolute or prismatic joint position or an Euler angle, a spherical
+        or universal joint position or quaternion attitude that moves with an uncertain
+        parameter, an attitude sensor on a body whose attitude is a parameter.
     """
     params = dict(op.params)
     leaves = _Leaves(model, params, uncertain)
@@ -287,6 +192,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     elif np.max(np.abs(x[vel]), initial=0.0) > 0.0:
         raise BlockRouteError("the block route linearises around static equilibria and steady "
                               "spins: this operating point has velocities and is neither")
+    refuse_moving_positions(model, op, uncertain, handled=list(configuration or {}))
     plan = output_plan(model, outputs)
     if spin:
         bad = [o for o, spec in plan.items() if (spec is not None and spec.kind != "qdd")
@@ -309,12 +215,17 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     config = dict(configuration or {})
     allowed = {f"{b}_q" for i, b in enumerate(model.body_names)
                if model.kind[i] in (REVOLUTE, PRISMATIC)}
-    if model.floating_base:
+    allowed |= {f"{b}_q{j}" for i, b in enumerate(model.body_names)
+                if model.kind[i] == UNIVERSAL for j in (1, 2)}
+    if model.floating_base and model.attitude == "euler":
         allowed |= set(model.state_names[model.base_index + 9:model.base_index + 12])
     bad = [c for c in config if c not in allowed]
     if bad:
-        raise BlockRouteError(f"configuration parameters must be joint positions (b_q) or the "
-                              f"floating base's Euler angles: {bad}")
+        raise BlockRouteError(f"configuration parameters must be positions of revolute, "
+                              f"prismatic (b_q) or universal (b_q1, b_q2) joints or the "
+                              f"floating base's Euler angles: {bad} (a spherical joint's "
+                              "attitude or a quaternion attitude that moves with the "
+                              "parameters is not built by the block route)")
     axis = np.asarray(model.physics(params).axis, dtype=float)
     # attitudes as (P, Pᵀ) pairs: uncertain where a joint position above is a parameter
     PT: list[Any] = [None] * n
@@ -325,12 +236,18 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     XT: list[Any] = [None] * n
     qv: list[Any] = [float(q) for q in q0]  # joint positions: numbers or the ureal ψ
     base_rates: dict[int, tuple[Value, Value]] = {}
+    geometry: dict[int, tuple[Value, Value, Value, Value]] = {}
     for i in range(n):
         par = int(model.parent[i])
         Pab_num = P[i] if par < 0 else P[par].T @ P[i]
         name = f"{model.body_names[i]}_q"
-        if model.kind[i] == FREE:
+        if model.kind[i] == FREE and model.attitude == "quaternion":  # θ = δr: Γ = 1
+            Pab[i], PabT[i], base_rates[i] = P[i], P[i].T, (_EYE3, _EYE3)
+        elif model.kind[i] == FREE:
             Pab[i], PabT[i], base_rates[i] = _base_attitude(model, x, config)
+        elif model.kind[i] in MULTI_DOF:
+            geometry[i] = multi_dof_geometry(model, i, x=x, params=params, config=config)
+            Pab[i], PabT[i] = geometry[i][:2]
         elif name in config and model.kind[i] == REVOLUTE:
             R0 = Pab_num @ rotation(axis[i], -q0[i], 0.0)[0]  # the joint's constant rotation
             Rq, RqT = rotation(axis[i], config[name], float(q0[i]))
@@ -348,7 +265,8 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         X[i] = stack([[PabT[i], scale(-1.0, matmul(sk, PabT[i]))], [None, PabT[i]]],
                      [3, 3], [3, 3])
         XT[i] = stack([[Pab[i], None], [matmul(Pab[i], sk), Pab[i]]], [3, 3], [3, 3])
-    w_load, th_load, gains = _load_terms(model, leaves, PT, u0, inputs, input_eq or {})
+    w_load, th_load, gains = load_terms(model, leaves.leaf, leaves.column, PT, u0, inputs,
+                                         input_eq or {})
     loop_blocks = _loop_blocks(model, leaves, kin, params, w_load, gains, spin, config)
     g = leaves.column(model.slots.gravity)
     mass = [leaves.leaf(int(model.slots.mass[i])) for i in range(n)]
@@ -358,6 +276,7 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
 
     D_P = [dynamic_model_value(mass[i], leaves.matrix(model.slots.inertia[i]), com[i])
            for i in range(n)]
+    damp = damping_gains(model, leaves.leaf, leaves.column)
     # nominal twists (a steady spin: the bodies turn with the base, joint rates zero); they
     # move with the equilibrium where a joint position is a parameter
     twv: list[Any] = [np.asarray(tw0[i], dtype=float)[:, None] for i in range(n)]
@@ -400,6 +319,8 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         total = add(grav, w_load.get(i))
         if spin:  # the velocity products at the spin: C(x') D x' (centrifugal, gyroscopic)
             total = add(total, scale(-1.0, velocity_products(D_P[i], twv[i])[0]))
+            if i in damp:  # and the damping loads at the nominal twist, −C_d x'
+                total = add(total, scale(-1.0, matmul(damp[i], twv[i])))
         for c in children[i]:
             tau_t = stack([[_EYE3, None], [skew_of(port[c]), _EYE3]], [3, 3], [3, 3])
             total = add(total, matmul(tau_t, matmul(XT[c], W0[c])))
@@ -412,11 +333,12 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         blocks.append(rigid_body(b, mass[i], leaves.matrix(model.slots.inertia[i]), com[i],
                                  children=kids, gravity=g_body[i],
                                  theta_gain=th_load.get(i), input_gains=gains.get(i),
-                                 gyro=velocity_products(D_P[i], twv[i])[1] if spin else None))
+                                 gyro=add(velocity_products(D_P[i], twv[i])[1] if spin
+                                          else None, damp.get(i))))
         kind = int(model.kind[i])
         if kind == FREE:
             base = model.base_index
-            names = model.state_names[base:base + 12]
+            names = linear_state_names(model)[base:base + 12]
             blocks.append(free_joint(b, M[:6, :6]))
             blocks.append(base_integrator(b, names, spin=spin))
             if spin:  # attitude and position are cyclic: no rotation, no position deviation
@@ -427,6 +349,13 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
             for j in range(6):
                 aliases[f"{b}_qdd_fb{j}"] = f"{b}_qdd{j}"
             continue
+        if kind in MULTI_DOF:
+            more, also = multi_dof_blocks(model, i, x=x, params=params, geometry=geometry[i],
+                                          X=X[i], XT=XT[i], W0=W0[i], leaf=leaves.leaf, M=M,
+                                          inputs=inputs)
+            blocks += more
+            aliases.update(also)
+            continue
         dX = None
         if kind == REVOLUTE:
             Pr = matmul(Pab[i], _skew(axis[i]))
@@ -434,6 +363,10 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
         elif kind == PRISMATIC:
             dX = matmul(stack([[None, None], [matmul(Pab[i], _skew(axis[i])), None]], [3, 3],
                               [3, 3]), W0[i])
+        if model.qdd_column[i] >= 0:  # driven: q̈ is an input, τ an output
+            blocks += driven_blocks(model, i, Pab=Pab[i], PabT=PabT[i], X=X[i], XT=XT[i],
+                                    dX_W0=dX, axis=axis[i], inputs=inputs)
+            continue
         J_ref = 1.0
         if kind != WELD:
             j = vnames.index(f"{b}_qd")
@@ -464,12 +397,17 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                             and f"{b}_tau" in inputs))
     blocks += loop_blocks
     sensors = [(name, spec) for name, spec in plan.items() if spec is not None]
-    if spin or loop_blocks or any(spec.kind in ("position", "velocity", "angular_velocity")
-                   for _n, spec in sensors):
+    if spin or loop_blocks or damp or any(
+            spec.kind in ("position", "velocity", "angular_velocity") for _n, spec in sensors):
         for i, b in enumerate(model.body_names):  # twists and positions along the tree
             if model.kind[i] == FREE:
                 continue
             par = int(model.parent[i])
+            if model.kind[i] in MULTI_DOF:
+                blocks.append(multi_dof_kinematics(
+                    model, i, X=X[i], S_w=geometry[i][2], port=port[i],
+                    P_parent=Pv[par] if par >= 0 else np.eye(3)))
+                continue
             dX_v = None
             if spin and model.kind[i] in (REVOLUTE, PRISMATIC) and par >= 0:
                 dX_v = dX_twist(int(model.kind[i]), PabT[i], axis[i], port[i], twv[par])
@@ -478,13 +416,16 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                 P_parent=Pv[par] if par >= 0 else np.eye(3), P_child=Pv[i], axis=axis[i],
                 kind=_KIND_NAME[int(model.kind[i])], q0=qv[i], dX_v=dX_v))
     done: set[int] = set()
+    states = linear_state_names(model)
+    renamed: dict[str, str] = {}
     for _name, spec in sensors:
         if id(spec) in done:
             continue
         done.add(id(spec))
         b = int(spec.body)
         names = list(model.output_names[spec.columns])
-        if spec.kind == "qdd" and names == [f"{model.body_names[b]}_qdd"]:
+        if (spec.kind == "qdd" and names == [f"{model.body_names[b]}_qdd"]) or (
+                spec.kind == "tau" and names == [f"{model.body_names[b]}_tau"]):
             continue  # the joint block's own output
         if spec.kind == "attitude" and not is_certain(Pv[b]):
             raise BlockRouteError(f"output {names}: the attitude of body "
@@ -493,11 +434,21 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
                                   "route (measure a point's position or the angular velocity)")
         rates = (euler_rates_matrix(dcm_to_euler(P[b], model.euler), model.euler)
                  if spec.kind == "attitude" else None)
-        blocks.append(sensor(model.body_names[b], spec.kind, names,
+        # a sensor named like a state (the angular velocity of a spherical joint's body,
+        # `b_wx`, beside its relative rate) gets an internal name
+        inner = [f"{nm}__sensor" if nm in states else nm for nm in names]
+        renamed.update((nm, i) for nm, i in zip(names, inner) if nm != i)
+        blocks.append(sensor(model.body_names[b], spec.kind, inner,
                              point=leaves.column(spec.point), P=Pv[b],
                              body_frame=bool(spec.body_frame), rates=rates))
-    G = connect(blocks, list(inputs), list(outputs), aliases=aliases, name=model.name)
-    return reorder_states(G, [s for s in model.state_names if not spin or s not in op.cyclic])
+    G = connect(blocks, list(inputs), [renamed.get(o, o) for o in outputs], aliases=aliases,
+                name=model.name)
+    G = reorder_states(G, [s for s in states if not spin or s not in op.cyclic])
+    if not renamed:
+        return G
+    M, delta = G.lftdata()
+    return USS(M, delta, list(G.params.values()), inputs=G.input_labels,
+               outputs=list(outputs), states=G.state_labels, name=G.name)
 
 
 def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]

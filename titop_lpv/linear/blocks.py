@@ -42,7 +42,8 @@ has the unique solution ``ρ = 0`` for any ``J_ref ≠ 0`` (its loop gain is ``1
 ``J`` the apparent inertia of eq. 20), so the assembly is exact; ``J_ref`` is the joint's
 diagonal entry of the mass matrix at the equilibrium, which keeps the loop well conditioned.
 A floating base is the same with six directions: ``q̈ = q̈_fb + Z_ref⁻¹ W_b`` (the world
-applies no wrench).
+applies no wrench). Spherical, universal and driven joints and damping loads follow the same
+pattern with matrices (:mod:`titop_lpv.linear.blocks_multidof`).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ import numpy as np
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
 from ..model.compiled import Model
-from ..multibody.joints import FREE, PRISMATIC, REVOLUTE
+from ..multibody.joints import FREE, PRISMATIC, REVOLUTE, UNIVERSAL
 from ..robust.atoms import UReal, ureal
 from .errors import BlockRouteError
 
@@ -92,6 +92,8 @@ def is_angle(model: Model, state: str) -> bool:
     if model.floating_base and state in model.state_names[model.base_index + 9:
                                                           model.base_index + 12]:
         return True
+    if state.endswith(("_q1", "_q2")) and state[:-3] in model.body_names:
+        return bool(model.kind[model.body_index(state[:-3])] == UNIVERSAL)  # its two angles
     return bool(model.kind[model.body_index(state[:-2])] == REVOLUTE)
 
 EQUILIBRIUM_RTOL = 1e-8  # relative move of a configuration state that makes a kind not exact
@@ -234,6 +236,8 @@ def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
     ranges.update(scheduled)
     joints = [f"{b}_q" for i, b in enumerate(model.body_names)
               if model.kind[i] in (REVOLUTE, PRISMATIC) and f"{b}_q" not in scheduled]
+    joints += [f"{b}_q{j}" for i, b in enumerate(model.body_names)
+               if model.kind[i] == UNIVERSAL for j in (1, 2)]
     if model.floating_base:  # the base's Euler angles (its position enters no block)
         joints += list(model.state_names[model.base_index + 9:model.base_index + 12])
     watch = {name: model.state_index(name) for name in joints}
@@ -311,7 +315,8 @@ def scheduled_specs(model: Model, scheduling: Mapping[str, Any], free: Sequence[
         ``state -> (lo, hi)`` or ``state -> ureal`` (named after the state; its nominal is
         the nominal position, else the middle of the range).
     free : sequence of str
-        The trim unknowns (the joint's force/torque must be one: the actuator holds it).
+        The trim unknowns (the joint's force/torque must be one: the actuator holds it;
+        a driven joint is held by its imposed acceleration).
     fixed : mapping
         The trim's fixed values (the state must not be one).
 
@@ -331,9 +336,10 @@ def scheduled_specs(model: Model, scheduling: Mapping[str, Any], free: Sequence[
                 k.replace(".", "_") for k in fixed}:
             raise BlockRouteError(f"scheduling: {name!r} is a parameter of the LFT: leave it "
                                   "out of free and fixed")
-        if f"{body}_tau" not in [f.replace(".", "_") for f in free]:
+        driven = model.qdd_column[model.body_index(body)] >= 0  # held by its drive
+        if not driven and f"{body}_tau" not in [f.replace(".", "_") for f in free]:
             raise BlockRouteError(f"scheduling: {name!r} must be held by its actuator: make the "
-                                  f"joint actuated and put {body}_tau in free")
+                                  f"joint actuated and put {body}_tau in free, or driven")
         if isinstance(spec, UReal):
             lo, hi, nom = spec.lo, spec.hi, spec.nominal
         else:

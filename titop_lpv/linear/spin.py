@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from ..model.compiled import Model
-from ..multibody.joints import REVOLUTE, WELD
+from ..multibody.joints import FREE, KIND_NAMES, MULTI_DOF, REVOLUTE, WELD
 from .errors import BlockRouteError
 from .values import Value, add, matmul, scale, skew_of, stack
 
-__all__ = ["check_spin", "dX_twist", "velocity_products"]
+__all__ = ["DAMPING_LOAD", "check_spin", "dX_twist", "velocity_products"]
 
 _EYE3 = np.eye(3)
+DAMPING_LOAD = 3  # load kind of a damping load (multibody.tables.LoadTable)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -36,7 +37,10 @@ def check_spin(model: Model, body: Any, params: Mapping[str, float],
     the floating base without gravity and without inertial-frame loads or inputs (the
     base's attitude, cyclic, then enters no block), and spins of a revolute joint on a fixed
     base whose ancestors are welded (its angle is cyclic; the trim has checked that its loads
-    keep the spin steady).
+    keep the spin steady). Around a spin it builds revolute, prismatic and weld joints and an
+    Euler-angle floating base only: no spherical, universal or driven joint, quaternion
+    attitude, or damping load on a spinning floating base (a damping load on a revolute
+    spin is the drag a free actuator torque balances).
 
     Parameters
     ----------
@@ -53,9 +57,24 @@ def check_spin(model: Model, body: Any, params: Mapping[str, float],
     ------
     BlockRouteError
         Another spinning body; for a floating base, gravity, buoyancy or an inertial-frame
-        load or wrench input.
+        load or wrench input; a spherical, universal or driven joint, a quaternion attitude,
+        a damping load with a spinning floating base (naming the body).
     """
     base = model.body_names[0] if model.floating_base else None
+    for i, b in enumerate(model.body_names):
+        what = None
+        if model.kind[i] in MULTI_DOF:
+            what = f"its {KIND_NAMES[int(model.kind[i])]!r} joint"
+        elif model.qdd_column[i] >= 0:
+            what = "its driven joint"
+        elif model.kind[i] == FREE and model.attitude == "quaternion":
+            what = "its quaternion attitude"
+        elif body == base and np.any((model.loads.kind == DAMPING_LOAD)
+                                     & (model.loads.body == i)):
+            what = "a damping load (of a spinning floating base)"
+        if what:
+            raise BlockRouteError(f"body {b!r}: {what} around a steady spin is not built by "
+                                  "the block route (use linearize)")
     if body != base:
         i = model.body_index(body) if body in model.body_names else -1
         if i < 0 or model.kind[i] != REVOLUTE or model.floating_base or any(
