@@ -4,7 +4,10 @@ Measured (``time.perf_counter``; each measurement repeats the call until one run
 least 0.2 s and reports the best of 3 runs, fewer runs when a single call is very slow):
 
 * the balloon of ``examples/balloon.toml``: ``model.dynamics(0, x, None, None)`` for one
-  state, and for a batch of 10 000 seeded random states in one call (time per state);
+  state (the one-state route of ``titop_lpv/model/call_path.py``; also with a parameter
+  vector, as ``simulate`` passes it, with python-control's params dict, and by the general
+  route ``forward_dynamics`` that every one-state call took before), and for a batch of
+  10 000 seeded random states in one call (time per state);
 * serial chains of N = 10, 100, 1 000, 10 000 bodies (fixed root, revolute joints about z
   and x alternately, links of mass 1, inertia 0.1 I, centre of mass [0, -0.5, 0], child at
   the tip [0, -1, 0], gravity [0, -9.81, 0]): time per call for one random state, time per
@@ -52,6 +55,7 @@ TESTS_DIR = ROOT / "tests"
 
 MIN_RUN_TIME = 0.2  # s, minimum duration of one timed run
 RUNS = 3  # best of
+ROUNDS = 3  # interleaved rounds of the one-state calls (best of each over the rounds)
 MAX_MEASUREMENT_TIME = 20.0  # s, budget of one measurement (limits the runs of slow calls)
 # pinocchio.Data allocates several nv x nv x nv tensors (second-order derivatives, kinematic
 # Hessians) whatever the algorithm used (stack-of-tasks/pinocchio#2949): measured ~64 nv^3
@@ -233,24 +237,47 @@ def main(argv: list[str] | None = None) -> int:
     xb = random_states(balloon, rng, (batch,))
     n_balloon = len(balloon.body_names)
 
-    single = measure(lambda: balloon.dynamics(0, x1, None, None))
-    row = {
-        "case": "balloon, 1 state/call",
-        "bodies": n_balloon,
-        "compile_s": balloon_compile,
-        "titop_call_s": single["best"],
-        "titop_unit_s": single["best"],
-        "unit": "state",
-        "titop_timing": single,
+    # one state per call: the fast route (titop_lpv/model/call_path.py), pin.aba, the general
+    # route (argument conversion, physics cache, numba type dispatch: what every one-state
+    # call paid before the fast route), and the fast route with a parameter vector (what
+    # simulate passes) and with python-control's params dict. Measured in interleaved rounds
+    # (best of each over the rounds), so that the load of a shared machine hits all alike.
+    pv = balloon.param_vector(None).copy()
+    pdict = balloon.default_params()
+    calls: dict[str, Callable[[], Any]] = {
+        "fast": lambda: balloon.dynamics(0, x1, None, None),
+        "general route": lambda: forward_dynamics(balloon, x1, None, None),
+        "params vector": lambda: balloon.dynamics(0, x1, None, pv),
+        "params dict": lambda: balloon.dynamics(0, x1, None, pdict),
     }
+    err = None
     if pin is not None:
         with open(BALLOON_FILE, "rb") as fh:
             balloon_desc = tomllib.load(fh)
-        call, err = peer_setup(pin, peer_mod, balloon_desc, balloon, x1)
-        peer = measure(call)
-        row.update(pin_call_s=peer["best"], pin_unit_s=peer["best"], pin_timing=peer)
-        row["acc_rel_diff"] = err
-    report(row)
+        calls["pin"], err = peer_setup(pin, peer_mod, balloon_desc, balloon, x1)
+    best: dict[str, dict[str, float]] = {}
+    for _ in range(ROUNDS):
+        for label, fn in calls.items():
+            timing = measure(fn)
+            if label not in best or timing["best"] < best[label]["best"]:
+                best[label] = timing
+    for label in ("fast", "general route", "params vector", "params dict"):
+        row = {
+            "case": "balloon, 1 state/call" + ("" if label == "fast" else f", {label}"),
+            "bodies": n_balloon,
+            "titop_call_s": best[label]["best"],
+            "titop_unit_s": best[label]["best"],
+            "unit": "state",
+            "titop_timing": best[label],
+        }
+        if label == "fast":
+            row["compile_s"] = balloon_compile
+        if "pin" in best:
+            row.update(pin_call_s=best["pin"]["best"], pin_unit_s=best["pin"]["best"],
+                       pin_timing=best["pin"])
+            if label == "fast":
+                row["acc_rel_diff"] = err
+        report(row)
 
     batched = measure(lambda: balloon.dynamics(0, xb, None, None))
     report(
@@ -364,11 +391,21 @@ def main(argv: list[str] | None = None) -> int:
                 f"stack-of-tasks/pinocchio#2949; limit --pin-max-gb {args.pin_max_gb:g})"
             )
 
+    single = rows[0]
+    if "pin_call_s" in single:
+        print(
+            f"single call (interleaved rounds, best of each): titop "
+            f"{fmt_time(single['titop_call_s'])} vs pin.aba {fmt_time(single['pin_call_s'])}: "
+            f"ratio {single['titop_call_s'] / single['pin_call_s']:.2f} (target <= 2); "
+            f"general route {fmt_time(rows[1]['titop_call_s'])}"
+        )
+
     # ---------------------------------------------------------------- summary
     by_n = {r["bodies"]: r for r in rows if r["case"].startswith("chain")}
     n_big = max(sizes)
     scaling = by_n[n_big]["titop_unit_s"] / by_n[100]["titop_unit_s"]
-    throughput = 1.0 / rows[1]["titop_unit_s"]
+    throughput = 1.0 / next(r for r in rows if r["case"].startswith(f"balloon, {batch}"))[
+        "titop_unit_s"]
     pin_throughput = 1.0 / rows[0]["pin_call_s"] if "pin_call_s" in rows[0] else None
     summary = (
         f"summary: per-body cost N={n_big} / N=100 = {scaling:.2f} (O(n): ~1); balloon batched "

@@ -13,17 +13,23 @@ steepest-descent flow, instead of wandering to a far root of the accelerations a
 Gauss–Newton on ``‖ẋ‖`` can; the trim then checks the accelerations themselves.
 :func:`applicable` says whether a problem qualifies (checked numerically: the directional
 derivative of ``V`` must equal the gradient's along a random direction, which refuses
-loads without a potential).
+loads without a potential). For a model the closed form covers, ``V``, its gradient and
+its stiffness at a real point all come from the compiled sweep of poses
+(:mod:`titop_lpv.multibody.kinematics_kernel`); at rest, that check compares the closed
+form with ``V`` itself (:func:`_closed_form_at_rest`) instead of running inverse dynamics.
+The Newton step is taken from a Cholesky factor when the stiffness is positive definite,
+the eigen-decomposition serving the other steps.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from ..multibody.energy import energy
 from ..multibody.inverse_dynamics import inverse_dynamics
-from ..multibody.joints import FREE, REVOLUTE, is_one_dof
-from ..multibody.stiffness import gravity_stiffness, supported
+from ..multibody.joints import FREE, REVOLUTE, SPHERICAL, UNIVERSAL, is_one_dof
+from ..multibody.stiffness import gravity_stiffness, static_potential, supported
 from .trim_solver import STEP, Evaluator, Problem
 
 __all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_step"]
@@ -31,6 +37,7 @@ __all__ = ["EnergyProblem", "applicable", "minimize", "periodic", "trust_region_
 RADIUS0 = 0.5  # initial trust radius [rad or m]
 MAX_ITER = 200
 MEMO = 4  # Hessians kept by EnergyProblem.hessian
+FD_STEP = 1e-3  # step [rad or m] of the central differences of _closed_form_at_rest
 
 
 class EnergyProblem:
@@ -41,6 +48,15 @@ class EnergyProblem:
     prob : Problem
         A trim problem whose free variables are all joint positions (see
         :func:`applicable`).
+
+    Attributes
+    ----------
+    closed_form : bool or None
+        Whether the closed-form gradient and stiffness serve (None: not decided yet).
+    compiled_potential : bool
+        Whether a real point's potential comes from the compiled sweep of poses
+        (:func:`~titop_lpv.multibody.stiffness.static_potential`): the model's potential is
+        one the closed form covers and it has no spherical or universal joint.
     """
 
     def __init__(self, prob: Problem):
@@ -57,7 +73,10 @@ class EnergyProblem:
         self.bodies = np.array([np.flatnonzero(is_one_dof(model.kind) & (model.q_index == i))[0]
                                 for _, i in prob.where], dtype=int)
         self.closed_form: bool | None = None if supported(model) else False
+        self.compiled_potential = bool(self.closed_form is None and not np.any(
+            (model.kind == SPHERICAL) | (model.kind == UNIVERSAL)))
         self._memo: list[tuple[np.ndarray, np.ndarray]] = []  # last MEMO (z, Hessian)
+        self._efforts: tuple[np.ndarray, np.ndarray] | None = None  # last (z, ID gradient)
 
     def potential(self, z: np.ndarray) -> np.ndarray:
         """Potential energy [J] at ``z`` (..., n_free) (leading axes are a batch).
@@ -70,8 +89,17 @@ class EnergyProblem:
         Returns
         -------
         ndarray (...)
+
+        Notes
+        -----
+        A real point of a model without spherical or universal joints whose potential
+        :func:`titop_lpv.multibody.stiffness.supported` covers is evaluated by
+        :func:`~titop_lpv.multibody.stiffness.static_potential` (the compiled sweep of
+        poses); any other point by :func:`titop_lpv.multibody.energy.energy`.
         """
         X, _, P = self.prob.assemble(z)
+        if self.compiled_potential and np.ndim(z) == 1 and not np.iscomplexobj(z):
+            return np.asarray(static_potential(self.prob.model, X, P))
         return energy(self.prob.model, X, P)[1]
 
     def gradient(self, z: np.ndarray) -> np.ndarray:
@@ -98,9 +126,15 @@ class EnergyProblem:
             g, H = gravity_stiffness(self.prob.model, X, P, self.bodies)
             self._memo = [(z.copy(), H.copy()), *self._memo[:MEMO - 1]]
             return g
+        real = np.ndim(z) == 1 and not np.iscomplexobj(z)
+        if real and self._efforts is not None and np.array_equal(self._efforts[0], z):
+            return self._efforts[1].copy()  # the start: asked by applicable and hessian
         X, _, P = self.prob.assemble(z)
         ida = inverse_dynamics(self.prob.model, X, self.zero_acc, self.prob.u, P)
-        return ida.actuation[..., self.columns]
+        g = ida.actuation[..., self.columns]
+        if real:
+            self._efforts = (np.array(z, dtype=float), g.copy())
+        return g
 
     def hessian(self, z: np.ndarray) -> np.ndarray:
         """Exact Hessian of :meth:`potential`, symmetrised.
@@ -178,6 +212,8 @@ def applicable(prob: Problem, kind: str, z0: np.ndarray) -> EnergyProblem | None
         return None
     ep = EnergyProblem(prob)
     d = np.random.default_rng(1).standard_normal(z0.size)
+    if _closed_form_at_rest(ep, z0, d):
+        return ep
     with np.errstate(all="ignore"):
         slope = float(ep.potential(z0 + 1j * STEP * d).imag / STEP)
         g = ep.gradient(z0)
@@ -185,6 +221,39 @@ def applicable(prob: Problem, kind: str, z0: np.ndarray) -> EnergyProblem | None
         return None
     scale = float(np.sqrt(g @ g) * np.sqrt(d @ d))
     return ep if abs(slope - float(g @ d)) <= 1e-6 * scale else None
+
+
+def _closed_form_at_rest(ep: EnergyProblem, z0: np.ndarray, d: np.ndarray) -> bool:
+    """Accept the closed form at once for a model at rest whose potential it covers.
+
+    When :func:`~titop_lpv.multibody.stiffness.supported` holds, no joint is spherical or
+    universal and every velocity is zero, the joint efforts of inverse dynamics are the
+    gradient of ``V`` (no velocity terms, every load conservative): the check of
+    :func:`applicable` reduces to the closed form against ``V`` itself, made here along
+    ``d`` by fourth-order central differences of the compiled potential (relative error
+    about 1e-12 on chains and random trees, tolerance 1e-6), without the complex-step sweep
+    and the inverse dynamics.
+    Sets :attr:`EnergyProblem.closed_form` and memorises the Hessian at ``z0``.
+    """
+    prob = ep.prob
+    model = prob.model
+    if not ep.compiled_potential:
+        return False
+    X, _, P = prob.assemble(z0)
+    if np.any(X[list(model.velocity_indices())] != 0.0):
+        return False
+    with np.errstate(all="ignore"):
+        g, H = gravity_stiffness(model, X, P, ep.bodies)
+        e = d / np.sqrt(d @ d)
+        V = [float(ep.potential(z0 + c * FD_STEP * e)) for c in (-2.0, -1.0, 1.0, 2.0)]
+    slope = (8.0 * (V[2] - V[1]) - (V[3] - V[0])) / (12.0 * FD_STEP)
+    scale = float(np.sqrt(g @ g))
+    if not (np.isfinite(slope) and np.all(np.isfinite(H)) and scale > 0.0
+            and abs(slope - float(g @ e)) <= 1e-6 * scale):
+        return False
+    ep.closed_form = True
+    ep._memo = [(np.array(z0, dtype=float), H.copy())]
+    return True
 
 
 def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> tuple[np.ndarray, bool]:
@@ -205,6 +274,15 @@ def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> tuple[np.n
     newton : bool
         Whether the step is the full Newton step (``H`` positive definite, step inside).
     """
+    try:  # positive definite: the Newton step from a Cholesky factor, if it fits
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        L = None
+    if L is not None:
+        step = -solve_triangular(L, solve_triangular(L, g, lower=True), lower=True,
+                                 trans="T")
+        if np.all(np.isfinite(step)) and np.sqrt(step @ step) <= radius:
+            return step, True
     lam, U = np.linalg.eigh(H)
     gt = U.T @ g
     if lam[0] > 0.0:

@@ -1,0 +1,195 @@
+"""The one-state route of ``Model.dynamics`` (titop_lpv/model/call_path.py, issue 16 item 2).
+
+It must give the general route's result bit for bit (the same compiled kernel on the same
+arguments), on every joint type, input and parameter form; it must refuse what the general
+route refuses, with the same typed errors; it checks each distinct parameter vector once;
+and its cache stays bounded, survives pickling and is safe under threads.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import warnings
+from pathlib import Path
+
+import models
+import numpy as np
+import pytest
+
+import titop_lpv as tl
+from titop_lpv.model import call_path, compiled
+from titop_lpv.multibody.dynamics import forward_dynamics
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _balloon() -> tl.Model:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        return tl.load_model(ROOT / "examples" / "balloon.toml")
+
+
+def mixed_tree(seed: int) -> dict:
+    """A random tree (free quaternion base, parameters, loads) with joints turned spherical,
+    universal, driven (acceleration input) and actuated, and a damping load."""
+    desc = models.random_tree(seed, 9, "free", params=True)
+    root = next(b for b in desc["bodies"] if b.get("parent") is None)
+    root["joint"].update(attitude="quaternion", q0=[0.8, -0.2, 0.5, 0.3])
+    rng = np.random.default_rng(seed)
+    picks = iter(["spherical", "universal", "driven", "actuated"] * 3)
+    for body in desc["bodies"]:
+        j = body["joint"]
+        if j["type"] not in ("revolute", "prismatic"):
+            continue
+        pick = next(picks)
+        keep = {k: j[k] for k in ("rotation",) if k in j}
+        if pick == "spherical":
+            q = rng.standard_normal(4)
+            body["joint"] = {**keep, "type": "spherical", "q0": (q / np.linalg.norm(q)).tolist(),
+                             "w0": rng.uniform(-1, 1, 3).tolist(), "stiffness": 2.0,
+                             "damping": 0.3, "rest": [1.0, 0.0, 0.0, 0.0]}
+        elif pick == "universal":
+            body["joint"] = {**keep, "type": "universal",
+                             "axis1": rng.standard_normal(3).tolist(),
+                             "axis2": rng.standard_normal(3).tolist(),
+                             "q0": [0.3, -0.2], "qd0": [0.1, 0.4], "stiffness": [1.0, 2.0]}
+        elif pick == "driven":
+            body["joint"] = {**keep, "type": j["type"], "axis": j["axis"], "motion": "input"}
+        else:
+            j["actuated"] = True
+    desc["loads"].append({"type": "damping", "body": root["name"], "linear": 0.3,
+                          "angular": 0.2})
+    return desc
+
+
+@pytest.fixture(scope="module")
+def balloon() -> tl.Model:
+    return _balloon()
+
+
+MODELS = {
+    "balloon": _balloon,
+    "mixed": lambda: tl.load_model(mixed_tree(3)),
+    "fixed": lambda: tl.load_model(models.random_tree(5, 7, "fixed", params=True)),
+}
+
+
+def _states(model: tl.Model, rng: np.random.Generator, count: int) -> np.ndarray:
+    return model.default_state() + rng.uniform(-0.5, 0.5, (count, model.n_states))
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_bit_identical_to_the_general_route(name):
+    model = MODELS[name]()
+    rng = np.random.default_rng(7)
+    pv = model.param_vector(None) * (1.0 + 0.01 * rng.uniform(size=len(model.param_names)))
+    for k, x in enumerate(_states(model, rng, 60)):
+        u = rng.uniform(-1, 1, model.n_inputs) if k % 2 else None
+        params = (None, pv, dict(zip(model.param_names, pv.tolist())), {})[k % 4]
+        fast = model.dynamics(0.0, x, u, params)
+        ref = forward_dynamics(model, x, u, params, backend="compiled")
+        assert fast.shape == (model.n_states,)
+        assert np.array_equal(fast, ref), (name, k)
+    # every form of argument it leaves to the general route gives the same numbers too
+    x = _states(model, rng, 1)[0]
+    ref = model.dynamics(0.0, x)
+    ro = x.copy()
+    ro.flags.writeable = False
+    strided = np.repeat(x, 2)[::2]
+    for other in (ro, strided, x.tolist(), x.astype(">f8")):
+        assert np.array_equal(model.dynamics(0.0, other), ref)
+
+
+def test_the_fast_route_serves_repeated_calls(balloon, monkeypatch):
+    x = balloon.default_state()
+    pv = balloon.param_vector(None) + 1.0
+    first = [balloon.dynamics(0.0, x), balloon.dynamics(0.0, x, None, pv)]
+
+    def general(*args, **kwargs):
+        raise AssertionError("the general route was taken")
+
+    monkeypatch.setattr(compiled, "forward_dynamics", general)
+    again = [balloon.dynamics(0.0, x), balloon.dynamics(0.0, x, np.zeros(balloon.n_inputs), pv),
+             balloon.dynamics(0.0, x, None, dict(zip(balloon.param_names, pv.tolist())))]
+    assert np.array_equal(again[0], first[0])
+    assert np.array_equal(again[1], first[1]) and np.array_equal(again[2], first[1])
+
+
+def test_each_parameter_vector_is_checked_once(balloon, monkeypatch):
+    model = _balloon()  # a fresh cache
+    calls = []
+    check = model.check_params
+    monkeypatch.setattr(type(model), "check_params",
+                        lambda self, p: (calls.append(np.array(p)), check(p))[1])
+    x = model.default_state()
+    pv = model.param_vector(None) + 2.0
+    for _ in range(5):
+        model.dynamics(0.0, x, None, pv)
+    assert len(calls) == 1
+    for _ in range(3):
+        model.dynamics(0.0, x, None, dict(zip(model.param_names, (pv + 1).tolist())))
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("params, error, match", [
+    ({"k": 500.0}, tl.ParameterError, r"'k'"),
+    (np.array([500.0, 5.0, 0.5, 0.5]), tl.ParameterError, r"'k'"),
+    ({"k": float("nan")}, tl.ParameterError, r"'k'"),
+    ({"kk": 50.0}, tl.UnknownNameError, r"kk"),
+    ({"k": "fifty"}, tl.ParameterError, r"'k'"),
+    (np.array([50.0, 5.0]), tl.ShapeError, r"params"),
+])
+def test_bad_parameters_are_refused_every_time(balloon, params, error, match):
+    x = balloon.default_state()
+    balloon.dynamics(0.0, x)
+    for _ in range(2):  # refused vectors are never cached
+        with pytest.raises(error, match=match):
+            balloon.dynamics(0.0, x, None, params)
+
+
+def test_bad_states_and_inputs_are_refused(balloon):
+    x = balloon.default_state()
+    balloon.dynamics(0.0, x)
+    bad = x.copy()
+    bad[balloon.state_index("slider_qd")] = np.nan
+    with pytest.raises(tl.DynamicsError, match="slider_qd"):
+        balloon.dynamics(0.0, bad)
+    with pytest.raises(tl.DynamicsError, match="slider_tau"):
+        balloon.dynamics(0.0, x, np.array([np.inf]))
+    with pytest.raises(tl.ShapeError, match=r"\(\.\.\., 18\)"):
+        balloon.dynamics(0.0, x[:-1])
+    with pytest.raises(tl.ShapeError):
+        balloon.dynamics(0.0, x, np.zeros(3))
+    huge = x.copy()
+    huge[balloon.state_index("balloon_wx")] = 1e200  # finite, but the derivative overflows
+    with pytest.raises(tl.DynamicsError, match=r"from finite state.*overflow.*balloon_wx"):
+        balloon.dynamics(0.0, huge)
+
+
+def test_cache_is_bounded_pickles_and_is_thread_safe(balloon):
+    model = _balloon()
+    x = model.default_state()
+    base = model.param_vector(None)
+    vectors = [base + 0.1 * k for k in range(3 * call_path.CACHE_SIZE)]
+    refs = [forward_dynamics(model, x, None, p, backend="compiled") for p in vectors]
+    for p, ref in zip(vectors, refs):
+        assert np.array_equal(model.dynamics(0.0, x, None, p), ref)
+    assert len(model._single_call.entries) <= call_path.CACHE_SIZE
+    clone = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(clone.dynamics(0.0, x, None, vectors[0]), refs[0])
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(200):
+            k = int(rng.integers(len(vectors)))
+            if not np.array_equal(model.dynamics(0.0, x, None, vectors[k]), refs[k]):
+                errors.append(k)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

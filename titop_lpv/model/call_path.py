@@ -1,0 +1,180 @@
+"""The one-state call of :meth:`titop_lpv.Model.dynamics`, at the cost of the compiled kernel.
+
+An ODE solver, a trim loop or a user's own integrator calls ``model.dynamics(t, x, u,
+params)`` with one state at a time, most often with the same parameters. The general route
+(:func:`titop_lpv.multibody.dynamics.forward_dynamics`) converts and checks every argument,
+looks the parameters up in the model's physics cache, and dispatches the numba kernel on the
+types of its forty-odd arguments: on the balloon of the paper, about 11 µs of Python around
+a kernel call of about 5.5 µs (of which about 1.7 µs is numba unboxing the arguments).
+:class:`SingleCall` serves that common call directly, with about 1.2 µs of Python:
+
+1. it accepts only what needs no conversion: ``x`` a C-contiguous, aligned, writable
+   ``float64`` ndarray of shape ``(n_states,)``; ``u`` None or the same of shape
+   ``(n_inputs,)``; ``params`` None, an empty dict, a ``float64`` vector of shape
+   ``(n_params,)`` or a dict of floats. Anything else returns None, and the caller takes the
+   general route (which converts, checks and raises the typed errors);
+2. the kernel arguments of each distinct parameter vector are built once, by the general
+   route's own code (:meth:`Tree.physics`, which checks the values, and the model's
+   kernel-argument memo), and kept with the kernel's compiled entry point in a small cache
+   keyed by the vector's bytes; a vector the checks refuse raises there, and is never
+   cached;
+3. the kernel runs through the entry point of its compiled specialisation, without numba's
+   type dispatch; a status other than success (a NaN or infinite derivative, a joint with
+   zero apparent inertia) returns None, and the general route evaluates again and raises its
+   error, naming the state or body at fault.
+
+The result is the very same machine code on the very same arguments: bit-identical to the
+general route.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from ..multibody import kernel
+from ..multibody.tree import Tree
+
+__all__ = ["CACHE_SIZE", "SingleCall", "kernel_entry_point"]
+
+CACHE_SIZE = 8  # distinct parameter vectors whose kernel arguments are kept
+_F64 = np.dtype(np.float64)
+_OK = -1  # status of a kernel run that succeeded
+
+
+def kernel_entry_point(args: tuple[Any, ...]) -> Any:
+    """The compiled entry point of the forward-dynamics kernel for these argument types.
+
+    Parameters
+    ----------
+    args : tuple
+        Every positional argument of the kernel (states, inputs, the model's kernel data,
+        the output array), as a call would pass them.
+
+    Returns
+    -------
+    callable or None
+        The entry point of the specialisation compiled for the types of ``args`` (numba's
+        ``CompileResult.entry_point``: it unboxes the arguments and runs the machine code,
+        without type dispatch); None while the kernel or that specialisation is not compiled
+        yet, or when numba does not expose it.
+    """
+    dispatcher = getattr(kernel, "_forward_kernel", None)  # a numba dispatcher once compiled
+    overloads = getattr(dispatcher, "overloads", None)
+    typeof = getattr(dispatcher, "typeof_pyval", None)
+    if overloads is None or typeof is None:
+        return None
+    try:
+        result = overloads.get(tuple(typeof(a) for a in args))
+    except Exception:  # numba internals changed: the general route serves every call
+        return None
+    return getattr(result, "entry_point", None)
+
+
+class SingleCall:
+    """The fast route of a one-state :meth:`~titop_lpv.Model.dynamics` call (module doc).
+
+    One per model, built with the model's caches (not pickled); thread-safe: its cache is a
+    dict guarded by a lock, and the kernel reads its arguments only. The call itself is
+    :attr:`route`, a closure (its constants are cell variables, cheaper to reach than
+    attributes).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled model it serves (not kept: every call passes it).
+
+    Attributes
+    ----------
+    route : callable
+        ``route(model, x, u, params) -> ndarray (n_states,) or None``: ``ẋ`` for one state,
+        or None when the general route must serve the call (see the module doc). Raises
+        ``ParameterError``, ``UnknownNameError`` or ``ShapeError`` for parameter values or
+        names that the model's checks refuse (by :meth:`Tree.physics`, the first time a
+        parameter vector is seen).
+    entries : dict
+        The cache: bytes of a parameter vector -> (entry point, kernel arguments).
+    """
+
+    __slots__ = ("_defaults", "_lock", "_pindex", "entries", "route")
+
+    def __init__(self, model: Tree):
+        self._pindex = {name: k for k, name in enumerate(model.param_names)}
+        self._defaults = np.array(model.param_defaults, dtype=float)
+        self._lock = threading.Lock()
+        self.entries: dict[bytes, tuple[Any, tuple[Any, ...]]] = {}
+        entries = self.entries
+        shape_x, shape_u = (model.n_states,), (model.n_inputs,)
+        shape_p = (len(model.param_names),)
+        out_shape = (1, model.n_states)
+        zero_u = np.zeros((1, model.n_inputs))  # u = None; the kernel reads inputs only
+        default: list[Any] = [None]
+        ndarray, f64, zeros = np.ndarray, _F64, np.zeros
+
+        def route(model: Tree, x: Any, u: Any, params: Any) -> np.ndarray | None:
+            if type(x) is not ndarray or x.dtype is not f64 or x.shape != shape_x \
+                    or not x.flags.carray:
+                return None
+            if u is None:
+                U = zero_u
+            elif (type(u) is ndarray and u.dtype is f64 and u.shape == shape_u
+                  and u.flags.carray):
+                U = u[None]
+            else:
+                return None
+            if params is None or (type(params) is dict and not params):
+                entry = default[0]
+                if entry is None:
+                    entry = default[0] = self._build(model, None, x, U)
+            else:
+                if type(params) is dict:
+                    params = self._vector(model, params)
+                if type(params) is not ndarray or params.dtype is not f64 \
+                        or params.shape != shape_p:
+                    return None
+                key = params.tobytes()
+                entry = entries.get(key)
+                if entry is None:
+                    entry = self._build(model, params, x, U)
+                    if entry is not None:
+                        self._store(key, entry)
+            if entry is None:
+                return None
+            xdot = zeros(out_shape)
+            if entry[0](x[None], U, *entry[1], xdot) != _OK:
+                return None  # the general route evaluates again and raises the named error
+            return xdot[0]
+
+        self.route = route
+
+    def _vector(self, model: Tree, params: dict[str, Any]) -> np.ndarray:
+        """A dict of parameter values as a vector: by name when every key is a parameter and
+        every value a float (what python-control passes), else by :meth:`Tree.param_vector`
+        (which checks names and values and raises the typed errors)."""
+        pv = self._defaults.copy()
+        pindex = self._pindex
+        for name, value in params.items():
+            k = pindex.get(name)
+            if k is None or (type(value) is not float and type(value) is not np.float64):
+                return model.param_vector(params)
+            pv[k] = value
+        return pv
+
+    def _build(self, model: Tree, params: Any, x: np.ndarray, U: np.ndarray
+               ) -> tuple[Any, tuple[Any, ...]] | None:
+        """Kernel arguments and entry point for ``params`` (checked by
+        :meth:`Tree.physics`), or None while the kernel is not compiled for them."""
+        ph = model.physics(params)
+        data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
+        args = tuple(data.args)
+        X = x.reshape(1, -1)
+        entry_point = kernel_entry_point((X, U, *args, np.zeros(X.shape)))
+        return None if entry_point is None else (entry_point, args)
+
+    def _store(self, key: bytes, entry: tuple[Any, tuple[Any, ...]]) -> None:
+        with self._lock:
+            if len(self.entries) >= CACHE_SIZE:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = entry
