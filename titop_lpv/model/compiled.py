@@ -36,6 +36,7 @@ from ..multibody.tables import (
 )
 from ..multibody.tree import Tree
 from ..spatial.algebra import matvec
+from .call_path import SingleCall
 from .description import (
     Buoyancy,
     Damping,
@@ -330,6 +331,16 @@ class Model(Tree):
             units=units,
         )
 
+    def _init_caches(self) -> None:
+        super()._init_caches()
+        object.__setattr__(self, "_single_call", SingleCall(self))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its caches (the one-state call route is rebuilt on unpickling)."""
+        state = super().__getstate__()
+        state.pop("_single_call", None)
+        return state
+
     @property
     def description(self) -> dict[str, Any]:
         """The description this model was compiled from, as a schema dict (built on first
@@ -360,7 +371,9 @@ class Model(Tree):
         """State derivative ``ẋ = f(t, x, u, params)`` (python-control ``updfcn`` order).
 
         Forward dynamics by the O(n) two-sweep TITOP recursion
-        (:func:`titop_lpv.multibody.dynamics.forward_dynamics`).
+        (:func:`titop_lpv.multibody.dynamics.forward_dynamics`). One ``float64`` state at a
+        time, as ODE solvers pass it, takes the route of :mod:`titop_lpv.model.call_path`:
+        the same compiled kernel without argument conversion and type dispatch.
 
         Parameters
         ----------
@@ -399,7 +412,8 @@ class Model(Tree):
         >>> bool(np.allclose(model.dynamics(0.0, xs), model.dynamics(0.0, x0)))
         True
         """
-        return forward_dynamics(self, x, u, params)
+        xdot = self._single_call.route(self, x, u, params)  # one state: model/call_path.py
+        return forward_dynamics(self, x, u, params) if xdot is None else xdot
 
     def outputs(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """Outputs ``y = h(t, x, u, params)`` in :attr:`output_names` order, shape (..., n_y).
@@ -554,7 +568,7 @@ def reference_check(model: Model) -> None:
     with np.errstate(all="ignore"):  # a non-finite result is reported below, not warned
         x0 = model.default_state()
         try:
-            xdot = forward_dynamics(model, x0, backend="compiled")
+            xdot = forward_dynamics(model, x0, backend="auto")
             failed = False
         except DynamicsError:
             failed = True
