@@ -4,13 +4,16 @@ Measured (``time.perf_counter``; peak memory by ``tracemalloc`` (Python allocati
 arrays included) and ``resource.getrusage`` (the process's maximum resident set)):
 
 1. load time (``tl.load_model`` of the generated dict: schema reading, validation,
-   compiling, the reference evaluation) for 10², 10³, 10⁴ bodies (and ``--bodies``);
-2. one right-hand side ``model.dynamics(0, x)``: time per call and per body, 10² to 10⁴
-   bodies (and ``--bodies``): flat per-body cost means O(n);
-3. N = 999 (500 bodies) for 1 s, then ``--sim`` bodies for ``--span`` s, with RK4 at
-   Δt = 1 ms (``outputs=[]``: the states only, every 10 ms): time, peak memory, the
-   quaternion norms and the energy drift (the system is conservative); extrapolated
-   linearly to 33 334 bodies (100 002 d.o.f.) and 1 s when ``--sim`` is smaller;
+   compiling, the reference evaluation) for 10², 10³, 10⁴, 10⁵ bodies (and ``--bodies``),
+   with its parts (``System.from_dict``, validation, ``Model()``, the reference
+   evaluation) at the largest size;
+2. one right-hand side: time per call and per body, ``model.dynamics(0, x)`` (the
+   one-state route that ``simulate`` takes) and ``kernel.run`` (the general route, with
+   the thread's kept work arrays): flat per-body cost means O(n);
+3. the 100 002-d.o.f. system (33 334 bodies): load, then RK4 at Δt = 1 ms for ``--span``
+   s (``outputs=[]``: the states only, every 10 ms): time, peak memory, the quaternion
+   norms and the energy drift (the system is conservative), extrapolated linearly to 1 s;
+   N = 999 (500 bodies) for 1 s, with DOP853 at tight tolerances as a check;
 4. N = 999 (500 bodies): the accelerations against the recursive Newton–Euler inverse
    dynamics of the package (``tl.inverse_dynamics``, a second formulation: the residual of
    the equations of motion), and, on the largest branch system whose ``pinocchio.Data``
@@ -19,9 +22,10 @@ arrays included) and ``resource.getrusage`` (the process's maximum resident set)
 
 Usage::
 
-    python benchmarks/bench_branch.py                 # about 2 min on an idle machine
-    python benchmarks/bench_branch.py --bodies 33334  # the 100 002-d.o.f. system too
-    python benchmarks/bench_branch.py --sim 33334 --span 1.0   # the full target run
+    python benchmarks/bench_branch.py --quick         # about 1 min: 10² to 10⁴ bodies, the
+                                                      # 100 002-d.o.f. load, 10 ms of RK4
+    python benchmarks/bench_branch.py                 # about 3 min (10⁵ bodies, N = 999, Pinocchio)
+    python benchmarks/bench_branch.py --span 1.0      # the full target run (1 s of RK4)
 """
 
 from __future__ import annotations
@@ -60,15 +64,43 @@ def load(n: int) -> tuple[tl.Model, float]:
     return model, time.perf_counter() - t
 
 
+def load_parts(n: int) -> str:
+    """The load of ``n`` bodies split into its parts [s]."""
+    from titop_lpv.model.compiled import Model, reference_check
+    from titop_lpv.model.validate import check
+
+    data = branch_system(n)
+    t0 = time.perf_counter()
+    system = tl.System.from_dict(data)
+    t1 = time.perf_counter()
+    plan = check(system)
+    t2 = time.perf_counter()
+    model = Model(system, plan)
+    t3 = time.perf_counter()
+    reference_check(model)
+    t4 = time.perf_counter()
+    return (f"from_dict {t1 - t0:.2f} s, validation {t2 - t1:.2f} s, Model() {t3 - t2:.2f} s, "
+            f"reference evaluation {t4 - t3:.2f} s")
+
+
 def scale_table(sizes: list[int]) -> None:
-    print(f"{'bodies':>8} {'d.o.f.':>8} {'load [s]':>9} {'rhs [ms]':>9} {'per body [us]':>14}")
+    from titop_lpv.multibody import kernel
+
+    print(f"{'bodies':>8} {'d.o.f.':>8} {'load [s]':>9} {'rhs [ms]':>9} {'per body [us]':>14} "
+          f"{'run [us/body]':>14}")
     for n in sizes:
         model, t_load = load(n)
         x = model.default_state()
         model.dynamics(0.0, x)
         t_rhs = best_time(lambda m=model, x=x: m.dynamics(0.0, x))
-        print(f"{n:8d} {3 * n:8d} {t_load:9.2f} {1e3 * t_rhs:9.2f} {1e6 * t_rhs / n:14.3f}",
-              flush=True)
+        data = kernel.kernel_data(model, model.physics(None))
+        X, U = x[None].copy(), np.zeros((1, 0))
+        kernel.run(data, X, U)
+        t_run = best_time(lambda d=data, X=X, U=U: kernel.run(d, X, U))
+        print(f"{n:8d} {3 * n:8d} {t_load:9.2f} {1e3 * t_rhs:9.2f} {1e6 * t_rhs / n:14.3f} "
+              f"{1e6 * t_run / n:14.3f}", flush=True)
+        del model, data
+    print(f"  load of {sizes[-1]} bodies: {load_parts(sizes[-1])}", flush=True)
 
 
 def simulate_run(n: int, span: float) -> None:
@@ -99,10 +131,11 @@ def simulate_run(n: int, span: float) -> None:
                           outputs=[])
         print(f"  DOP853 (rtol 1e-10): {time.perf_counter() - t:.1f} s, {ref.nfev} "
               f"evaluations; max |x_RK4 - x_DOP853| = {np.max(np.abs(traj.x - ref.x)):.2e}")
-    if n < 33334:
-        factor = 33334 / n
-        print(f"  extrapolated (linear) to 33 334 bodies, 1 s: run "
-              f"{elapsed * factor / span:.0f} s, memory {peak * factor / 1e9:.2f} GB")
+    if n < 33334 or span < 1.0:
+        factor = max(33334 / n, 1.0)
+        print(f"  extrapolated (linear) to 33 334 bodies (100 002 d.o.f.), 1 s: run "
+              f"{elapsed * factor / span:.0f} s, memory {peak * factor / 1e9:.2f} GB "
+              f"(tracemalloc; in time the states stored grow with the span)")
 
 
 def accuracy(pin_max_gb: float) -> None:
@@ -172,16 +205,23 @@ def accuracy(pin_max_gb: float) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="10² to 10⁴ bodies, 10 ms of RK4 at 100 002 d.o.f., no N = 999 run "
+                         "and no Pinocchio")
     ap.add_argument("--bodies", type=int, nargs="*", default=[],
-                    help="more sizes for the load/per-body table (e.g. 33334 100000)")
-    ap.add_argument("--sim", type=int, default=2000, help="bodies of the RK4 run")
-    ap.add_argument("--span", type=float, default=0.2, help="simulated time [s]")
+                    help="more sizes for the load/per-body table (e.g. 33334 200000)")
+    ap.add_argument("--sim", type=int, default=33334,
+                    help="bodies of the RK4 run (default: 100 002 d.o.f.)")
+    ap.add_argument("--span", type=float, default=None,
+                    help="simulated time of that run [s] (default 0.05, --quick 0.01)")
     ap.add_argument("--pin-max-gb", type=float, default=1.0)
     args = ap.parse_args()
-    scale_table([100, 1000, 10000, *args.bodies])
-    simulate_run(500, 1.0)  # N = 999, the paper's first example
-    simulate_run(args.sim, args.span)
-    accuracy(args.pin_max_gb)
+    span = args.span if args.span is not None else (0.01 if args.quick else 0.05)
+    scale_table([100, 1000, 10000, *([] if args.quick else [100000]), *args.bodies])
+    simulate_run(args.sim, span)
+    if not args.quick:
+        simulate_run(500, 1.0)  # N = 999, the paper's first example
+        accuracy(args.pin_max_gb)
 
 
 if __name__ == "__main__":

@@ -79,3 +79,105 @@ def test_identifier_with_a_trailing_newline_is_refused(where):
         data["outputs"] = [{"type": "q", "body": "out0", "name": "a\n"}]
     with pytest.raises(tl.ModelError, match="identifier"):
         tl.load_model(data)
+
+
+def _mixed() -> dict:
+    """Every joint type, parameters in numeric fields, ports, a rotation, an int and a
+    bool leaf: what the bulk reading and the screen must pass through unchanged."""
+    return {"name": "mixed", "gravity": [0, 0, -9.81],
+            "parameters": {"m": 2.0, "L": {"value": 0.5, "unit": "m"}},
+            "bodies": [
+                {"name": "base", "joint": {"type": "free", "position0": [0, 0, 1]},
+                 "mass": 3, "inertia": [[1, 0, 0], [0, 2, 0], [0, 0, 2.5]],
+                 "ports": {"a": [0.1, 0, 0], "b": [0, "L", 0]}},
+                {"name": "arm", "parent": "base.a",
+                 "joint": {"type": "revolute", "axis": [0, 0, 1], "q0": 0.3, "stiffness": 1,
+                           "actuated": True,
+                           "rotation": [[0, -1, 0], [1, 0, 0], [0, 0, 1]]},
+                 "mass": "m", "com": [0.2, 0, 0], "inertia": [[0.1, 0, 0], [0, 0.1, 0],
+                                                              [0, 0, 0.1]]},
+                {"name": "ball", "parent": "arm", "mass": 1.0, "com": [0, 0, -0.5],
+                 "joint": {"type": "spherical", "q0": [1, 0, 0, 0], "w0": [0.1, 0, 0],
+                           "damping": "m"}, "inertia": [[0.1, 0, 0], [0, 0.1, 0],
+                                                        [0, 0, 0.01]]},
+                {"name": "cross", "parent": "base.b", "mass": 1.0,
+                 "joint": {"type": "universal", "stiffness": [1.0, 2.0], "q0": [0.1, 0.2]},
+                 "inertia": [[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]},
+                {"name": "slide", "parent": "cross", "mass": 0.5,
+                 "joint": {"type": "prismatic", "axis": [1, 0, 0], "motion": "input"}},
+                {"name": "lump", "parent": "slide", "mass": 0.0, "joint": {"type": "weld"}},
+            ]}
+
+
+def test_bulk_reading_gives_the_records_of_the_table_by_table_reading():
+    from titop_lpv.model.description import Body, bodies_from_tables
+
+    data = _mixed()
+    one_by_one = tl.System()
+    for i, table in enumerate(data["bodies"]):
+        one_by_one._body_from_dict(i, table)
+    bulk = bodies_from_tables(data["bodies"])
+    assert bulk == one_by_one.bodies and not one_by_one.problems
+    for a, b in zip(bulk, one_by_one.bodies):  # same types, frozen the same way
+        assert type(a) is Body and type(a.joint) is type(b.joint)
+        assert repr(a) == repr(b) and hash(a.com) == hash(b.com)
+    assert tl.System.from_dict(data).bodies == bulk
+    # anything to report: the table-by-table reading names it
+    for edit in ({"colour": "red"}, {"mass": None}, {"name": ""}, {"ports": [1, 2, 3]}):
+        tables = copy.deepcopy(data["bodies"])
+        tables[2].update(edit)
+        assert bodies_from_tables(tables) is None
+    tables = copy.deepcopy(data["bodies"])
+    tables[3]["joint"]["q0"] = [0.1, None]
+    assert bodies_from_tables(tables) is None
+
+
+@pytest.mark.parametrize("field, value", [
+    ("mass", -1.0), ("mass", 1e-200), ("mass", "nope"), ("mass", True), ("com", [0, 0]),
+    ("com", [0, float("nan"), 0]), ("com", [0, 1e101, 0]), ("ports", {"com": [0, 0, 0]}),
+    ("ports", {"tip": [0, 0, "x"]}), ("q0", [0, 0, 0, 0]), ("stiffness", -1.0),
+    ("w0", [0, 0]), ("actuated", "yes"), ("rest", [1e-13, 0, 0, 0]),
+    ("inertia", [[1, 0, 0], [0, 1, 0], [0, 0, 3]]), ("rotation", [[1, 0, 0], [0, 1, 0],
+                                                                   [0, 0, -1]]),
+])
+def test_the_screen_hides_no_problem(monkeypatch, field, value):
+    """A fault in one body of many: the same message with and without the screen."""
+    import warnings
+
+    from titop_lpv.model import validate
+
+    data = branch.branch_system(60)
+    body = data["bodies"][37]
+    if field in ("q0", "stiffness", "w0", "actuated", "rest", "rotation"):
+        body["joint"][field] = value
+    else:
+        body[field] = value
+
+    def message() -> str:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                tl.load_model(copy.deepcopy(data))
+            except tl.ModelError as err:
+                return str(err) + "".join(str(w.message) for w in caught)
+        return "no error" + "".join(str(w.message) for w in caught)
+
+    screened = message()
+    monkeypatch.setattr(validate, "screen_bodies", lambda bodies, *a: np.zeros(len(bodies),
+                                                                                bool))
+    assert "'out37'" in screened  # the body at fault named (an error, or the warning)
+    assert screened == message()
+
+
+def test_load_leaves_the_garbage_collector_as_it_was():
+    import gc
+
+    assert gc.isenabled()
+    tl.load_model(branch.branch_system(10))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        tl.load_model(branch.branch_system(10))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -31,8 +31,10 @@ from .description import (
     Parameter,
     Torque,
     WrenchInput,
+    bodies_from_tables,
     freeze,
 )
+from .records import gc_paused, has_null, make, without_nulls
 
 __all__ = ["System"]
 
@@ -40,6 +42,7 @@ _TOP_KEYS = ("name", "gravity", "euler", "parameters", "bodies", "loads", "loops
              "outputs")
 _BODY_KEYS = ("name", "parent", "joint", "mass", "inertia", "com", "ports")
 _PARAM_KEYS = ("value", "min", "max", "unit", "description")
+_BODY_KEY_SET = frozenset(_BODY_KEYS)
 
 
 class System:
@@ -394,9 +397,20 @@ class System:
             s = cls()
             s.problems.append(f"the model must be a table/mapping, got {type(data).__name__}")
             return s
+        with gc_paused():
+            return cls._from_dict(data)
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> System:
         nulls: list[str] = []
-        if _has_null(data):  # the paths of the nulls, for the messages (the data unchanged)
-            data = _without_nulls(data, "", nulls)
+        tables = data.get("bodies")
+        fast = None  # the bodies read in bulk (no problem in them), or None
+        if type(tables) is list and all(type(t) is dict for t in tables):
+            fast = bodies_from_tables(tables)
+        rest = data if fast is None else {k: v for k, v in data.items() if k != "bodies"}
+        if has_null(rest):  # the paths of the nulls, for the messages (the data unchanged)
+            data = without_nulls(data, "", nulls)
+            fast = None
         s = cls(
             name=data.get("name", "model"),
             gravity=data.get("gravity", (0.0, 0.0, 0.0)),
@@ -417,8 +431,11 @@ class System:
                 s.parameter(name, spec.get("value"), **kw)
             else:
                 s.parameter(name, spec)
-        for i, body in enumerate(_list(data, "bodies", s.problems)):
-            s._body_from_dict(i, body)
+        if fast is not None:
+            s.bodies.extend(fast)
+        else:
+            for i, body in enumerate(_list(data, "bodies", s.problems)):
+                s._body_from_dict(i, body)
         for i, item in enumerate(_list(data, "loads", s.problems)):
             where = f"loads[{i}]"
             kind = item.get("type")
@@ -445,100 +462,39 @@ class System:
         return s
 
     def _body_from_dict(self, i: int, body: dict[str, Any]) -> None:
+        problems = self.problems
         name = body.get("name")
         where = f"body {name!r}" if name else f"bodies[{i}]"
         if not name:
-            self.problems.append(f"{where}: missing 'name'")
+            problems.append(f"{where}: missing 'name'")
             name = f"bodies[{i}]"
-        self.problems.extend(_unknown(body, _BODY_KEYS, where))
+        if not body.keys() <= _BODY_KEY_SET:
+            problems.extend(_unknown(body, _BODY_KEYS, where))
         jspec = body.get("joint")
         if not isinstance(jspec, dict):
-            self.problems.append(f"{where}: missing 'joint' table (e.g. joint = {{type = 'free'}})")
+            problems.append(f"{where}: missing 'joint' table (e.g. joint = {{type = 'free'}})")
             return
         kind = jspec.get("type")
         if not isinstance(kind, str) or kind not in JOINT_TYPES:
-            self.problems.append(f"{where}: unknown joint type {kind!r} "
-                                 f"(expected one of {', '.join(JOINT_TYPES)})")
+            problems.append(f"{where}: unknown joint type {kind!r} "
+                            f"(expected one of {', '.join(JOINT_TYPES)})")
             return
         jcls = JOINT_TYPES[kind]
-        kw = _record_kwargs(jspec, jcls, f"{where} joint", self.problems, skip=("type",))
+        kw = _record_kwargs(jspec, jcls, f"{where} joint", problems, skip=("type",))
         ports = body.get("ports", {})
         if not isinstance(ports, dict):
-            self.problems.append(f"{where}: 'ports' must be a table name -> [x, y, z]")
+            problems.append(f"{where}: 'ports' must be a table name -> [x, y, z]")
             ports = {}
-        self.body(
-            name,
-            jcls(**kw),
-            parent=body.get("parent"),
-            mass=body.get("mass"),
-            inertia=body.get("inertia"),
-            com=body.get("com", (0.0, 0.0, 0.0)),
-            ports=ports,
-        )
-
-
-def _without_nulls(node: Any, where: Any, problems: list[str]) -> Any:
-    """``node`` without the keys whose value is null (JSON ``null``, YAML ``~``), each one
-    recorded as a problem; a null inside an array stays (validation names it again).
-    ``where`` is the path of ``node``: a string, or a callable giving it (built only when a
-    problem is recorded, so that a large model without nulls costs no strings)."""
-    if isinstance(node, dict):
-        out = {}
-        for key, value in node.items():
-            if value is None:
-                base = where() if callable(where) else where
-                problems.append(f"{f'{base}.{key}' if base else str(key)}: null is not a value "
-                                "(omit the key for its default)")
-            elif isinstance(value, (dict, list)):
-                out[key] = _without_nulls(value, _path_key(where, key), problems)
-            else:
-                out[key] = value
-        return out
-    if isinstance(node, list):
-        items = []
-        for i, value in enumerate(node):
-            if value is None:
-                problems.append(f"{_path_item(where, i, value)()}: null is not a value")
-                items.append(None)
-            elif isinstance(value, (dict, list)):
-                items.append(_without_nulls(value, _path_item(where, i, value), problems))
-            else:
-                items.append(value)
-        return items
-    return node
-
-
-def _has_null(node: Any) -> bool:
-    """Whether a null (None) is anywhere in ``node`` (dicts and lists, recursively)."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        values = item.values() if type(item) is dict else item
-        for value in values:
-            if value is None:
-                return True
-            if type(value) is dict or type(value) is list:
-                stack.append(value)
-    return False
-
-
-def _path_key(where: Any, key: Any) -> Any:
-    """The path of ``key`` in the mapping at ``where``, built when called."""
-    def path() -> str:
-        base = where() if callable(where) else where
-        return f"{base}.{key}" if base else str(key)
-    return path
-
-
-def _path_item(where: Any, i: int, value: Any) -> Any:
-    """The path of item ``i`` of the list at ``where``, built when called."""
-    def path() -> str:
-        base = where() if callable(where) else where
-        here = f"{base}[{i}]"
-        if isinstance(value, dict) and isinstance(value.get("name"), str):
-            here += f" ({value['name']!r})"
-        return here
-    return path
+        # as self.body(...) with jcls(**kw), without the dataclass __init__ (same records)
+        self.bodies.append(make(Body, {
+            "name": name,
+            "joint": make(jcls, kw),
+            "parent": body.get("parent"),
+            "mass": body.get("mass"),
+            "inertia": body.get("inertia"),
+            "com": body.get("com", (0.0, 0.0, 0.0)),
+            "ports": ports,
+        }))
 
 
 def _unknown(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> list[str]:
@@ -558,6 +514,7 @@ def _list(data: dict[str, Any], key: str, problems: list[str]) -> list[dict[str,
 
 
 _INIT_FIELDS: dict[type, tuple[str, ...]] = {}  # init fields of each record class
+_ALLOWED: dict[tuple[type, tuple[str, ...]], frozenset[str]] = {}  # ... and the skipped keys
 
 
 def _record_kwargs(
@@ -566,8 +523,14 @@ def _record_kwargs(
     names = _INIT_FIELDS.get(cls)
     if names is None:
         names = _INIT_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.init)
-    if any(k not in names and k not in skip for k in table):
+    allowed = _ALLOWED.get((cls, skip))
+    if allowed is None:
+        allowed = _ALLOWED[(cls, skip)] = frozenset(names) | frozenset(skip)
+    if not table.keys() <= allowed:
         problems.extend(_unknown({k: v for k, v in table.items() if k not in skip}, names,
                                  where))
-    return {k: v for k, v in table.items() if k in names}  # the records freeze them
-
+        return {k: v for k, v in table.items() if k in names}  # the records freeze them
+    kw = dict(table)
+    for key in skip:
+        kw.pop(key, None)
+    return kw

@@ -13,7 +13,8 @@ its mass properties, ports and joint axis are given in that frame. ``rotation`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from itertools import chain
 from typing import Any, ClassVar, Protocol
 
 from .joints import (
@@ -26,7 +27,17 @@ from .joints import (
     Universal,
     Weld,
 )
-from .records import Matrix, Number, Record, Vector, freeze, plain, record_dict
+from .records import (
+    Matrix,
+    Number,
+    Record,
+    Vector,
+    freeze,
+    freeze_column,
+    make,
+    plain,
+    record_dict,
+)
 
 __all__ = [
     "JOINT_TYPES",
@@ -133,6 +144,87 @@ class Body(Record):
         if self.ports:
             out["ports"] = plain(self.ports)
         return out
+
+
+BODY_KEYS = ("name", "parent", "joint", "mass", "inertia", "com", "ports")  # of a body table
+_BODY_DEFAULTS = {"parent": None, "mass": None, "inertia": None, "com": (0.0, 0.0, 0.0)}
+_JOINT_KEYS: dict[str, frozenset[str]] = {}  # joint type -> keys of its table
+
+
+def bodies_from_tables(tables: list[dict[str, Any]]) -> list[Body] | None:
+    """The ``bodies`` array of a model file as records, read field by field over all bodies.
+
+    The fast path of a large model: the same records as reading each table alone
+    (:meth:`~titop_lpv.model.builder.System.from_dict`), or None when a table needs that
+    reading because it has something to report (an unknown key, a missing name or joint
+    table, an unknown joint type, ports that are not a table, a null).
+
+    Parameters
+    ----------
+    tables : list of dict
+        The body tables (schema: docs/model-file.md).
+
+    Returns
+    -------
+    list of Body or None
+    """
+    if not _JOINT_KEYS:
+        for kind, cls in JOINT_TYPES.items():
+            _JOINT_KEYS[kind] = frozenset(f.name for f in fields(cls) if f.init) | {"type"}
+    allowed = frozenset(BODY_KEYS)
+    joints: list[dict[str, Any]] = []
+    for t in tables:
+        js = t.get("joint")
+        if not t.keys() <= allowed or type(js) is not dict or not t.get("name"):
+            return None
+        kind = js.get("type")
+        keys = _JOINT_KEYS.get(kind) if type(kind) is str else None
+        if keys is None or not js.keys() <= keys or type(t.get("ports", {})) is not dict:
+            return None
+        joints.append(js)
+    columns: dict[str, list[Any]] = {}
+    for key in BODY_KEYS:
+        if key in ("joint", "ports"):
+            continue
+        col = _column(tables, key, _BODY_DEFAULTS.get(key))
+        if col is None:
+            return None
+        columns[key] = col
+    port_tables = [t.get("ports", {}) for t in tables]
+    vectors = freeze_column(list(chain.from_iterable(p.values() for p in port_tables)))
+    if vectors is None:
+        return None
+    flat = iter(vectors)
+    columns["ports"] = [dict(zip(p, flat)) for p in port_tables]
+    kw: list[dict[str, Any]] = [{} for _ in joints]
+    for key in set().union(*map(dict.keys, joints)) - {"type"}:
+        where = [i for i, js in enumerate(joints) if key in js]
+        col = freeze_column([joints[i][key] for i in where])
+        if col is None:
+            return None
+        for i, value in zip(where, col):
+            kw[i][key] = value
+    return [make(Body, {"name": name, "joint": make(JOINT_TYPES[js["type"]], k, frozen=True),
+                        "parent": parent, "mass": mass, "inertia": inertia, "com": com,
+                        "ports": ports}, frozen=True)
+            for name, js, k, parent, mass, inertia, com, ports in zip(
+                columns["name"], joints, kw, columns["parent"], columns["mass"],
+                columns["inertia"], columns["com"], columns["ports"])]
+
+
+def _column(tables: list[dict[str, Any]], key: str, default: Any) -> list[Any] | None:
+    """The frozen values of ``key`` in every table (``default`` where it is absent), or None
+    when one is null."""
+    if all(key in t for t in tables):
+        return freeze_column([t[key] for t in tables])
+    where = [i for i, t in enumerate(tables) if key in t]
+    col = freeze_column([tables[i][key] for i in where])
+    if col is None:
+        return None
+    out = [default] * len(tables)
+    for i, value in zip(where, col):
+        out[i] = value
+    return out
 
 
 @dataclass(frozen=True)

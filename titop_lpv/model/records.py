@@ -1,15 +1,21 @@
 """Building blocks of the description records: frozen dataclasses whose array-like fields
-are stored as nested tuples, and their conversion back to plain schema data.
+are stored as nested tuples, their conversion back to plain schema data, and the reading
+of schema data (nulls, bulk freezing) for :meth:`~titop_lpv.model.builder.System.from_dict`.
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import MISSING, fields
+from itertools import chain
 from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["Matrix", "Number", "Record", "Vector", "freeze", "plain", "record_dict"]
+__all__ = ["Matrix", "Number", "Record", "Vector", "freeze", "freeze_column", "gc_paused",
+           "has_null", "make", "plain", "record_dict", "without_nulls"]
 
 Number = Union[float, str]  # noqa: UP007  a number or a parameter name
 Vector = tuple[Number, ...]
@@ -29,20 +35,22 @@ def freeze(value: Any) -> Any:
     Returns
     -------
     object
-        Tuples for sequences and arrays (recursively), dicts with frozen values.
+        Tuples for sequences and arrays (recursively), dicts with frozen values. A tuple of
+        leaves is returned as it is (the same object).
     """
     kind = type(value)
     if kind in _LEAVES:
         return value
     if kind is list or kind is tuple:
-        leaves = _LEAVES
+        if _LEAVES.issuperset(map(type, value)):  # a vector of leaves: the common case
+            return value if kind is tuple else tuple(value)
         out = []
         for v in value:
             sub = type(v)
-            if sub in leaves:
+            if sub in _LEAVES:
                 out.append(v)
-            elif sub is list or sub is tuple:
-                out.append(tuple([e if type(e) in leaves else freeze(e) for e in v]))
+            elif (sub is list or sub is tuple) and _LEAVES.issuperset(map(type, v)):
+                out.append(v if sub is tuple else tuple(v))  # a row of a matrix
             else:
                 out.append(freeze(v))
         return tuple(out)
@@ -58,6 +66,7 @@ def freeze(value: Any) -> Any:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # dataclass fields of each record class
+_DEFAULTS: dict[type, tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
 
 
 class Record:
@@ -70,7 +79,117 @@ class Record:
         for name in names:
             value = getattr(self, name)
             if type(value) not in _LEAVES:
-                object.__setattr__(self, name, freeze(value))
+                frozen = freeze(value)
+                if frozen is not value:
+                    object.__setattr__(self, name, frozen)
+
+
+def make(cls: type, values: dict[str, Any], frozen: bool = False) -> Any:
+    """A record of class ``cls`` from keyword values, as ``cls(**values)`` builds it (the
+    same fields, frozen the same way), without the dataclass ``__init__``: the fast path
+    of a large model file.
+
+    Parameters
+    ----------
+    cls : type
+        A record class (a frozen dataclass deriving from :class:`Record`).
+    values : dict
+        Field values; every field without a default must be present and no other key
+        (the caller filtered them).
+    frozen : bool, default False
+        The values are frozen already (by :func:`freeze_column`).
+
+    Returns
+    -------
+    Record
+        Equal to ``cls(**values)``.
+    """
+    known = _DEFAULTS.get(cls)
+    if known is None:
+        const, factories = {}, []
+        for f in fields(cls):
+            if f.default is not MISSING:
+                const[f.name] = f.default
+            elif f.default_factory is not MISSING:
+                factories.append((f.name, f.default_factory))
+        known = _DEFAULTS[cls] = (const, tuple(factories))
+    const, factories = known
+    state = dict(const)
+    for name, factory in factories:
+        if name not in values:
+            state[name] = factory()
+    if frozen:
+        state.update(values)
+    else:
+        leaves = _LEAVES
+        for name, value in values.items():
+            state[name] = value if type(value) in leaves else freeze(value)
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "__dict__", state)
+    return obj
+
+
+_PLAIN = frozenset((float, int, str, bool))  # leaves other than None
+_SEQUENCES = frozenset((list, tuple))
+
+
+def freeze_column(values: list[Any]) -> list[Any] | None:
+    """:func:`freeze` of every item of a list, in bulk; None when a null (None) is found.
+
+    The items of one field of many records (the com of every body, say): numbers or
+    names, vectors of them, or matrices (rows of them), each kind checked and converted
+    over the whole list at once.
+
+    Parameters
+    ----------
+    values : list
+        The items.
+
+    Returns
+    -------
+    list or None
+        ``[freeze(v) for v in values]``, or None when a None is anywhere in ``values``
+        (the caller then reads the data item by item, naming each null).
+    """
+    kinds = set(map(type, values))
+    if kinds <= _PLAIN:
+        return values
+    if kinds <= _SEQUENCES:
+        inner = set(map(type, chain.from_iterable(values)))
+        if inner <= _PLAIN:
+            return list(map(tuple, values))
+        if inner <= _SEQUENCES:
+            rows = list(chain.from_iterable(values))
+            if set(map(type, chain.from_iterable(rows))) <= _PLAIN:
+                return [tuple(map(tuple, v)) for v in values]
+    stack = list(values)  # anything else: look for a null, then item by item
+    while stack:
+        item = stack.pop()
+        if item is None:
+            return None
+        if type(item) is dict:
+            stack.extend(item.values())
+        elif type(item) is list or type(item) is tuple:
+            stack.extend(item)
+    return [freeze(v) for v in values]
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large model is read or compiled.
+
+    Reading a model allocates some ten objects per body, none of them garbage; every
+    700 allocations the collector would scan the young ones again (and, more and more
+    often as the model grows, all of them). Reference counting still frees what is left;
+    the collector is re-enabled (if it was) on exit.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def record_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -117,3 +236,93 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     return value
+
+
+def without_nulls(node: Any, where: Any, problems: list[str]) -> Any:
+    """``node`` without the keys whose value is null (JSON ``null``, YAML ``~``), each one
+    recorded as a problem; a null inside an array stays (validation names it again).
+    ``where`` is the path of ``node``: a string, or a callable giving it (built only when a
+    problem is recorded, so that a large model without nulls costs no strings).
+
+    Parameters
+    ----------
+    node : object
+        Schema data: dicts, lists and leaves.
+    where : str or callable
+        The path of ``node`` in the model (``""`` at the top).
+    problems : list of str
+        Where the problem lines are appended.
+
+    Returns
+    -------
+    object
+        ``node`` without its null-valued keys.
+    """
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if value is None:
+                base = where() if callable(where) else where
+                problems.append(f"{f'{base}.{key}' if base else str(key)}: null is not a value "
+                                "(omit the key for its default)")
+            elif isinstance(value, (dict, list)):
+                out[key] = without_nulls(value, _path_key(where, key), problems)
+            else:
+                out[key] = value
+        return out
+    if isinstance(node, list):
+        items = []
+        for i, value in enumerate(node):
+            if value is None:
+                problems.append(f"{_path_item(where, i, value)()}: null is not a value")
+                items.append(None)
+            elif isinstance(value, (dict, list)):
+                items.append(without_nulls(value, _path_item(where, i, value), problems))
+            else:
+                items.append(value)
+        return items
+    return node
+
+
+def has_null(node: Any) -> bool:
+    """Whether a null (None) is anywhere in ``node`` (dicts and lists, recursively).
+
+    Parameters
+    ----------
+    node : dict or list
+        Schema data.
+
+    Returns
+    -------
+    bool
+    """
+    stack = [node]
+    none, containers = type(None), (dict, list)
+    while stack:
+        item = stack.pop()
+        values = item.values() if type(item) is dict else item
+        kinds = set(map(type, values))
+        if none in kinds:
+            return True
+        if dict in kinds or list in kinds:
+            stack.extend(v for v in values if type(v) in containers)
+    return False
+
+
+def _path_key(where: Any, key: Any) -> Any:
+    """The path of ``key`` in the mapping at ``where``, built when called."""
+    def path() -> str:
+        base = where() if callable(where) else where
+        return f"{base}.{key}" if base else str(key)
+    return path
+
+
+def _path_item(where: Any, i: int, value: Any) -> Any:
+    """The path of item ``i`` of the list at ``where``, built when called."""
+    def path() -> str:
+        base = where() if callable(where) else where
+        here = f"{base}[{i}]"
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            here += f" ({value['name']!r})"
+        return here
+    return path

@@ -36,8 +36,9 @@ from .description import (
     Force,
     Torque,
 )
+from .records import gc_paused
 from .signals import collisions, signal_names
-from .validate_joints import check_joint
+from .validate_joints import check_joint, screen_bodies
 
 __all__ = ["MAX_MAGNITUDE", "MIN_MASS", "Plan", "check"]
 
@@ -89,6 +90,7 @@ class _Checker:
     def __init__(self, system: Description):
         self.s = system
         self.clean_inertia: set[Any] = set()  # inertia tuples already checked, clean
+        self.clean_rotation: set[Any] = set()  # rotation tuples already checked, clean
         self.problems: list[str] = list(system.problems)
         self.values: dict[str, float] = {}
         for name, p in system.parameters.items():
@@ -179,6 +181,8 @@ class _Checker:
                 f"{where}: not a proper rotation matrix (|RᵀR − 1| = {err:.2e}, "
                 f"det = {np.linalg.det(R):.6g}); expected orthonormal with det +1"
             )
+        elif all(type(v) is float or type(v) is int for row in value for v in row):
+            self.clean_rotation.add(value)  # numbers only: checked once per distinct matrix
 
     def frame(self, value: Any, where: str) -> None:
         if value not in FRAMES:
@@ -272,6 +276,11 @@ def _port_list(body: Body) -> str:
 def _order(bodies: list[Body], parent: dict[str, str | None]) -> tuple[list[int], list[str]]:
     """Topological order (declaration order where it allows: Kahn's algorithm on a heap) and
     the bodies on a cycle of parent links (those that never become ready and loop back)."""
+    index = {b.name: i for i, b in enumerate(bodies) if type(b.name) is str}
+    if len(index) == len(bodies) and all(  # parents declared first: the declaration order
+            b.name in parent and (parent[b.name] is None or index[parent[b.name]] < i)
+            for i, b in enumerate(bodies)):
+        return list(range(len(bodies))), []
     children: dict[str, list[int]] = {}
     ready: list[int] = []
     for i, b in enumerate(bodies):
@@ -353,38 +362,47 @@ def _massless_joints(c: _Checker, bodies: list[Body], parent: dict[str, str | No
     is below :data:`NEGLIGIBLE` times the model's total mass (inertia: the largest inertia
     entry of any body), with the default parameter values.
     """
-    mass: dict[str, float] = {}
-    inertia: dict[str, float] = {}
+    masses: list[float] = []
+    inertia: list[float] = []
+    largest: dict[Any, float | None] = {}  # inertia tuple -> its largest |entry|
     for b in bodies:
         m = (None if b.mass is None else b.mass if type(b.mass) is float
              else c._number(b.mass, "mass"))
         rows = b.inertia if b.inertia is not None else ((0.0,) * 3,) * 3
-        entries = [v if type(v) is float else c._number(v, "inertia") for row in rows
-                   for v in row]
-        if m is None or any(e is None for e in entries):
+        top = largest.get(rows, largest)
+        if top is largest:
+            entries = [v if type(v) is float else c._number(v, "inertia") for row in rows
+                       for v in row]
+            top = largest[rows] = (None if any(e is None for e in entries)
+                                   else max(abs(e) for e in entries))  # type: ignore[arg-type]
+        if m is None or top is None:
             return []  # reported elsewhere
-        mass[b.name] = m
-        inertia[b.name] = max(abs(e) for e in entries)  # type: ignore[arg-type]
-    sub_mass, sub_inertia = dict(mass), dict(inertia)
-    for b in reversed(bodies):  # children after parents: accumulate upwards
-        up = parent[b.name]
-        if up is not None:
-            sub_mass[up] += sub_mass[b.name]
-            sub_inertia[up] = max(sub_inertia[up], sub_inertia[b.name])
-    total_mass = sum(mass.values())
-    top_inertia = max(inertia.values(), default=0.0)
+        masses.append(m)
+        inertia.append(top)
+    index = {b.name: i for i, b in enumerate(bodies)}
+    up = [-1 if parent[b.name] is None else index[parent[b.name]] for b in bodies]
+    sub_mass, sub_inertia = list(masses), list(inertia)
+    for i in range(len(bodies) - 1, -1, -1):  # children after parents: accumulate upwards
+        k = up[i]
+        if k >= 0:
+            sub_mass[k] += sub_mass[i]
+            if sub_inertia[i] > sub_inertia[k]:
+                sub_inertia[k] = sub_inertia[i]
+    total_mass = sum(masses)
+    top_inertia = max(inertia, default=0.0)
+    light = np.flatnonzero(np.array(sub_mass) <= NEGLIGIBLE * total_mass)  # the candidates
     problems = []
-    for b in bodies:
+    for b in (bodies[i] for i in light):
         kind = b.joint.type
         if kind == "weld":
             continue
-        light = sub_mass[b.name] <= NEGLIGIBLE * total_mass
-        flat = sub_inertia[b.name] <= NEGLIGIBLE * top_inertia
-        if light and (kind != "revolute" or flat):
+        i = index[b.name]
+        flat = sub_inertia[i] <= NEGLIGIBLE * top_inertia
+        if kind != "revolute" or flat:
             what = "mass" if kind == "prismatic" or not flat else "mass or inertia"
             problems.append(
                 f"body {b.name!r}: its {kind} joint moves a subtree with no {what} "
-                f"(mass {sub_mass[b.name]:.3g} kg of {total_mass:.3g} kg): the joint's apparent "
+                f"(mass {sub_mass[i]:.3g} kg of {total_mass:.3g} kg): the joint's apparent "
                 "inertia is zero and the dynamics are singular; give the body or a child "
                 "mass, or weld it")
     return problems
@@ -413,6 +431,12 @@ def check(system: Description) -> Plan:
         freedom, loads/loops/inputs/outputs naming unknown bodies or points, colliding
         signal names).
     """
+    with gc_paused():
+        return _check(system)
+
+
+def _check(system: Description) -> Plan:
+    """:func:`check`, with the garbage collector paused."""
     c = _Checker(system)
     p = c.problems
     s = system
@@ -424,7 +448,8 @@ def check(system: Description) -> Plan:
 
     by_name: dict[str, Body] = {}
     for b in s.bodies:
-        if not isinstance(b.name, str) or not IDENTIFIER.fullmatch(b.name):
+        if not (type(b.name) is str and b.name.isascii() and b.name.isidentifier()
+                ) and (not isinstance(b.name, str) or not IDENTIFIER.fullmatch(b.name)):
             p.append(f"body {_shown(b.name)}: name must be an identifier (letters, digits, _)")
             if not isinstance(b.name, str):
                 continue
@@ -447,7 +472,16 @@ def check(system: Description) -> Plan:
     if cyc:
         p.append(f"bodies: cycle in the parent links among {cyc}")
 
-    for b in s.bodies:
+    clean_inertia, clean_rotation = c.clean_inertia, c.clean_rotation
+    for b, ok in zip(s.bodies, screen_bodies(s.bodies, IDENTIFIER, RESERVED_POINTS)):
+        if ok:  # nothing to report in its own fields: only its matrices are looked up
+            inertia, rotation = b.inertia, getattr(b.joint, "rotation", None)
+            try:
+                if ((inertia is None or inertia in clean_inertia)
+                        and (rotation is None or rotation in clean_rotation)):
+                    continue
+            except TypeError:  # unhashable: not a matrix of numbers (reported by c.body)
+                pass
         c.body(b, is_root=b.parent is None)
 
     def point_ok(body: Any, point: Any, where: str) -> bool:

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from . import kernel_joints as kj
-from .joints import FREE, PRISMATIC, REVOLUTE
+from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
 from .kernel_args import KernelData, kernel_data
 
-__all__ = ["NONFINITE", "KernelData", "kernel_data", "run"]
+__all__ = ["NONFINITE", "KernelData", "kernel_data", "load_cached", "run", "workspace"]
 
 NONFINITE = -2  # status of run(): some derivative is NaN or infinite
 
@@ -77,76 +77,29 @@ def _col(A, a, v):
     return A[0, a] * v[0] + A[1, a] * v[1] + A[2, a] * v[2]
 
 
-@_jit(inline="always")
-def _elementary(axis, angle, R):
-    c = np.cos(angle)
-    s = np.sin(angle)
-    for i in range(3):
-        for j in range(3):
-            R[i, j] = 0.0
-    R[axis, axis] = 1.0
-    a = (axis + 1) % 3
-    b = (axis + 2) % 3
-    R[a, a] = c
-    R[a, b] = -s
-    R[b, a] = s
-    R[b, b] = c
-
-
 @_jit()
-def _euler(theta, axes, P, Gamma, scratch):
-    """P_{b/i} = R_i(ψ) R_j(θ) R_k(φ) and Γ = B⁻¹ with ω = B Θ̇, Θ = (φ, θ, ψ)."""
-    Ri = scratch[0]
-    Rj = scratch[1]
-    Rk = scratch[2]
-    T = scratch[3]
-    B = scratch[4]
-    _elementary(axes[0], theta[2], Ri)
-    _elementary(axes[1], theta[1], Rj)
-    _elementary(axes[2], theta[0], Rk)
+def _bias(D, tw, P, g, pA, IA, h, tmp3, tmp3b):
+    """A body's bias wrench ``C(x') D x' − D [g_a; 0]`` (eq. 11, before the external loads)
+    and ``Â = D``, computed where its twist and attitude are at hand (the forward sweep)."""
+    for a in range(6):
+        s = 0.0 * h[0]
+        for b in range(6):
+            s += D[a, b] * tw[b]
+        h[a] = s
+    _cross(tw[3:], h[:3], tmp3)
     for a in range(3):
-        for b in range(3):
-            T[a, b] = Ri[a, 0] * Rj[0, b] + Ri[a, 1] * Rj[1, b] + Ri[a, 2] * Rj[2, b]
+        pA[a] = tmp3[a]
+    _cross(tw[:3], h[:3], tmp3)
+    _cross(tw[3:], h[3:], tmp3b)
     for a in range(3):
-        for b in range(3):
-            P[a, b] = T[a, 0] * Rk[0, b] + T[a, 1] * Rk[1, b] + T[a, 2] * Rk[2, b]
-    # columns of B for (φ̇, θ̇, ψ̇): e_k, R_kᵀ e_j, R_kᵀ R_jᵀ e_i
-    for a in range(3):
-        B[a, 0] = 1.0 if a == axes[2] else 0.0
-        B[a, 1] = Rk[axes[1], a]
-        B[a, 2] = Rk[0, a] * Rj[axes[0], 0] + Rk[1, a] * Rj[axes[0], 1] + Rk[2, a] * Rj[axes[0], 2]
-    # Γ = B⁻¹ by the adjugate (complex-safe)
-    c00 = B[1, 1] * B[2, 2] - B[1, 2] * B[2, 1]
-    c01 = B[1, 2] * B[2, 0] - B[1, 0] * B[2, 2]
-    c02 = B[1, 0] * B[2, 1] - B[1, 1] * B[2, 0]
-    det = B[0, 0] * c00 + B[0, 1] * c01 + B[0, 2] * c02
-    Gamma[0, 0] = c00 / det
-    Gamma[1, 0] = c01 / det
-    Gamma[2, 0] = c02 / det
-    Gamma[0, 1] = (B[0, 2] * B[2, 1] - B[0, 1] * B[2, 2]) / det
-    Gamma[1, 1] = (B[0, 0] * B[2, 2] - B[0, 2] * B[2, 0]) / det
-    Gamma[2, 1] = (B[0, 1] * B[2, 0] - B[0, 0] * B[2, 1]) / det
-    Gamma[0, 2] = (B[0, 1] * B[1, 2] - B[0, 2] * B[1, 1]) / det
-    Gamma[1, 2] = (B[0, 2] * B[1, 0] - B[0, 0] * B[1, 2]) / det
-    Gamma[2, 2] = (B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]) / det
-
-
-@_jit()
-def _solve6(A, b, out):
-    """Solve the 6×6 system A out = b by Gaussian elimination (A is SPD: no pivoting)."""
-    M = A.copy()
-    y = b.copy()
-    for k in range(6):
-        for i in range(k + 1, 6):
-            f = M[i, k] / M[k, k]
-            for j in range(k, 6):
-                M[i, j] -= f * M[k, j]
-            y[i] -= f * y[k]
-    for i in range(5, -1, -1):
-        s = y[i]
-        for j in range(i + 1, 6):
-            s -= M[i, j] * out[j]
-        out[i] = s / M[i, i]
+        pA[3 + a] = tmp3[a] + tmp3b[a]
+    for a in range(3):  # g in the body frame
+        tmp3[a] = P[0, a] * g[0] + P[1, a] * g[1] + P[2, a] * g[2]
+    for a in range(6):
+        pA[a] -= D[a, 0] * tmp3[0] + D[a, 1] * tmp3[1] + D[a, 2] * tmp3[2]
+    for a in range(6):
+        for b in range(6):
+            IA[a, b] = D[a, b]
 
 
 @_jit()
@@ -156,22 +109,40 @@ def _forward_kernel(
     w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
     extra, qdd_col, base_quat, xdot,
 ):
+    """The kernel with its per-body work arrays allocated here (uninitialised: every entry
+    read is written first)."""
     n = kind.shape[0]
     dt = xdot.dtype
-    P = np.zeros((n, 3, 3), dtype=dt)
-    r = np.zeros((n, 3), dtype=dt)
-    tw = np.zeros((n, 6), dtype=dt)
-    c = np.zeros((n, 6), dtype=dt)
-    X = np.zeros((n, 6, 6), dtype=dt)
-    IA = np.zeros((n, 6, 6), dtype=dt)
-    pA = np.zeros((n, 6), dtype=dt)
-    U = np.zeros((n, 6), dtype=dt)
-    J = np.zeros(n, dtype=dt)
-    uu = np.zeros(n, dtype=dt)
-    acc = np.zeros((n, 6), dtype=dt)
+    return _forward_work(
+        x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
+        k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp,
+        l_body_frame, w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k,
+        lp_d, nd, a1c, extra, qdd_col, base_quat, xdot,
+        np.empty((n, 3, 3), dtype=dt), np.empty((n, 3), dtype=dt),
+        np.empty((n, 6), dtype=dt), np.empty((n, 6), dtype=dt),
+        np.empty((n, 3, 3), dtype=dt), np.empty((n, 3, 3), dtype=dt),
+        np.empty((n, 6, 6), dtype=dt), np.empty((n, 6), dtype=dt),
+        np.empty((n, 6), dtype=dt), np.empty(n, dtype=dt), np.empty(n, dtype=dt),
+        np.empty((n, 6), dtype=dt), np.empty((n, 6, 3), dtype=dt),
+        np.empty((n, 6, 3), dtype=dt), np.empty((n, 3, 3), dtype=dt),
+        np.empty((n, 3), dtype=dt))
+
+
+@_jit()
+def _forward_work(
+    x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
+    k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
+    w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
+    extra, qdd_col, base_quat, xdot, P, r, tw, c, XA, XB, IA, pA, U, J, uu, acc, Sm, Um, Jm,
+    uum,
+):
+    # per-body work arrays (P … uum): the caller's (every entry read is written first).
+    # The transform of body i to its parent port is X = [[XAᵀ, XB], [0, XAᵀ]]
+    # (XA = P_{a/b}): its two 3×3 blocks, not the 6×6 matrix.
+    n = kind.shape[0]
+    dt = xdot.dtype
     Gamma = np.zeros((3, 3), dtype=dt)
     scratch = np.zeros((5, 3, 3), dtype=dt)
-    Pab = np.zeros((3, 3), dtype=dt)
     E = np.zeros((3, 3), dtype=dt)
     tmp3 = np.zeros(3, dtype=dt)
     tmp3b = np.zeros(3, dtype=dt)
@@ -189,11 +160,9 @@ def _forward_kernel(
     mdr = np.zeros(3, dtype=dt)
     v3 = np.zeros(3, dtype=dt)
     Gd = np.zeros(3, dtype=dt)
-    Sm = np.zeros((n, 6, 3), dtype=dt)  # motion subspace of the multi-d.o.f. joints
-    Um = np.zeros((n, 6, 3), dtype=dt)
-    Jm = np.zeros((n, 3, 3), dtype=dt)
-    uum = np.zeros((n, 3), dtype=dt)
     Fs = np.zeros((3, 3), dtype=dt)
+    Jw = np.zeros((3, 3), dtype=dt)  # scratch of kernel_joints.condense / accelerations
+    UJ = np.zeros((6, 3), dtype=dt)
     for m in range(x.shape[0]):
         xm = x[m]
         um = u[m]
@@ -208,11 +177,13 @@ def _forward_kernel(
                 if base_quat:
                     kj.quat_dcm(xm, base + 9, P[i])
                 else:
-                    _euler(theta, euler_axes, P[i], Gamma, scratch)
+                    kj.euler(theta, euler_axes, P[i], Gamma, scratch)
                 for a in range(6):
                     c[i, a] = 0.0
+                _bias(D[i], tw[i], P[i], g, pA[i], IA[i], h, tmp3, tmp3b)
                 continue
             p = parent[i]
+            Pab = XA[i]
             q = xm[q_index[i]] if (kind[i] == REVOLUTE or kind[i] == PRISMATIC) else 0.0
             qd = xm[qd_index[i]] if (kind[i] == REVOLUTE or kind[i] == PRISMATIC) else 0.0
             if kind[i] == REVOLUTE:  # eq. (16)
@@ -257,14 +228,7 @@ def _forward_kernel(
                     r[i, a] = r[p, a] + _row(P[p], a, off[i])
                 else:
                     r[i, a] = off[i, a]
-            # X = [[Pᵀ, Pᵀ(*−off) + (*−qt)Pᵀ], [0, Pᵀ]]
-            for a in range(6):
-                for b in range(6):
-                    X[i, a, b] = 0.0
-            for a in range(3):
-                for b in range(3):
-                    X[i, a, b] = Pab[b, a]
-                    X[i, 3 + a, 3 + b] = Pab[b, a]
+            # X = [[Pᵀ, Pᵀ(*−off) + (*−qt)Pᵀ], [0, Pᵀ]]: XA = P (above), XB the top right
             for a in range(3):  # Pᵀ (*−off): column b is Pᵀ (−off × e_b)
                 tmp3b[0] = 0.0
                 tmp3b[1] = 0.0
@@ -272,7 +236,7 @@ def _forward_kernel(
                 tmp3b[a] = 1.0
                 _cross(off[i], tmp3b, tmp3)  # off × e_a
                 for b in range(3):
-                    X[i, b, 3 + a] = -_col(Pab, b, tmp3)
+                    XB[i, b, a] = -_col(Pab, b, tmp3)
             for a in range(6):
                 c[i, a] = 0.0
             if kind[i] == PRISMATIC:  # eq. (24): P = P0 + q t̃
@@ -287,7 +251,7 @@ def _forward_kernel(
                         tmp3[a] = Pab[b, a]
                     _cross(tmp3b, tmp3, h[:3])
                     for a in range(3):
-                        X[i, a, 3 + b] -= h[a]
+                        XB[i, a, b] -= h[a]
                 _cross(tw[i, 3:], axis[i], tmp3)
                 for a in range(3):
                     c[i, a] = qd * tmp3[a]
@@ -310,27 +274,8 @@ def _forward_kernel(
                 for a in range(3):
                     c[i, a] = tmp3[a]
                     c[i, 3 + a] = tmp3b[a] + dw[a]
-        # ---- bias wrenches C(x') D x' − D [g_a; 0] − W_ext (eq. 11)
-        for i in range(n):
-            for a in range(6):
-                s = 0.0 * h[0]
-                for b in range(6):
-                    s += D[i, a, b] * tw[i, b]
-                h[a] = s
-            _cross(tw[i, 3:], h[:3], tmp3)
-            for a in range(3):
-                pA[i, a] = tmp3[a]
-            _cross(tw[i, :3], h[:3], tmp3)
-            _cross(tw[i, 3:], h[3:], tmp3b)
-            for a in range(3):
-                pA[i, 3 + a] = tmp3[a] + tmp3b[a]
-            for a in range(3):  # g in the body frame
-                tmp3[a] = P[i, 0, a] * g[0] + P[i, 1, a] * g[1] + P[i, 2, a] * g[2]
-            for a in range(6):
-                pA[i, a] -= D[i, a, 0] * tmp3[0] + D[i, a, 1] * tmp3[1] + D[i, a, 2] * tmp3[2]
-            for a in range(6):
-                for b in range(6):
-                    IA[i, a, b] = D[i, a, b]
+            _bias(D[i], tw[i], P[i], g, pA[i], IA[i], h, tmp3, tmp3b)  # eq. 11
+        # ---- external loads (eq. 11: − W_ext)
         for li in range(l_body.shape[0]):
             i = l_body[li]
             for a in range(3):
@@ -431,8 +376,8 @@ def _forward_kernel(
                 if tau_col[i] >= 0:  # actuated: torques <body>_tau_x … / _tau1 _tau2
                     for a in range(nd[i]):
                         dp[a] += um[tau_col[i] + a]
-                if not kj.condense(nd[i], IA[i], pA[i], Sm[i], c[i], dp, Um[i], Jm[i], uum[i],
-                                   Ia, pa):
+                if not kj.condense(kind[i], nd[i], IA[i], pA[i], Sm[i], c[i], dp, Um[i], Jm[i],
+                                   uum[i], Ia, pa, Jw, UJ):
                     status = i
                     break
             elif (kind[i] == REVOLUTE or kind[i] == PRISMATIC):
@@ -469,24 +414,8 @@ def _forward_kernel(
                         Ia[a, b] = IA[i, a, b]
             p = parent[i]
             if p >= 0:
-                for a in range(6):
-                    for b in range(6):
-                        s = 0.0 * h[0]
-                        for e in range(6):
-                            s += Ia[a, e] * X[i, e, b]
-                        IaX[a, b] = s
-                for a in range(6):
-                    for b in range(a, 6):
-                        s = 0.0 * h[0]
-                        for e in range(6):
-                            s += X[i, e, a] * IaX[e, b]
-                        IA[p, a, b] += s
-                        if b != a:
-                            IA[p, b, a] += s
-                    s = 0.0 * h[0]
-                    for e in range(6):
-                        s += X[i, e, a] * pa[e]
-                    pA[p, a] += s
+                kj.to_parent(kind[i] == SPHERICAL, XA[i], XB[i], Ia, pa, IA[p], pA[p],
+                             IaX)
         if status >= 0:
             return status
         # ---- root -> tips: accelerations
@@ -494,18 +423,24 @@ def _forward_kernel(
             if kind[i] == FREE:
                 for a in range(6):
                     pa[a] = -pA[i, a]
-                _solve6(IA[i], pa, acc[i])
+                kj.solve6(IA[i], pa, acc[i])
                 continue
             p = parent[i]
-            for a in range(6):
+            for a in range(3):  # a1 = c + X acc_p
                 s = c[i, a]
+                t = c[i, 3 + a]
                 if p >= 0:
-                    for b in range(6):
-                        s += X[i, a, b] * acc[p, b]
+                    for b in range(3):
+                        s += XA[i, b, a] * acc[p, b]
+                    for b in range(3):
+                        s += XB[i, a, b] * acc[p, 3 + b]
+                    for b in range(3):
+                        t += XA[i, b, a] * acc[p, 3 + b]
                 a1[a] = s
+                a1[3 + a] = t
             if nd[i] > 1:
                 kj.accelerations(kind[i], nd[i], Um[i], Jm[i], uum[i], a1, Sm[i], acc[i], xm,
-                                 q_index[i], qd_index[i], xdot[m], kj.QUATERNION_GAIN)
+                                 q_index[i], qd_index[i], xdot[m], kj.QUATERNION_GAIN, dp)
             elif (kind[i] == REVOLUTE or kind[i] == PRISMATIC):
                 s = uu[i]
                 for a in range(6):
@@ -529,7 +464,7 @@ def _forward_kernel(
             else:
                 for a in range(3):
                     theta[a] = xm[base + 9 + a]
-                _euler(theta, euler_axes, P[0], Gamma, scratch)
+                kj.euler(theta, euler_axes, P[0], Gamma, scratch)
                 for a in range(3):
                     xdot[m, base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
                                              + Gamma[a, 2] * tw[0, 5])
@@ -565,5 +500,79 @@ def run(data: KernelData, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, int
     xdot = np.zeros(x.shape, dtype=dtype)
     if not _COMPILED.is_set():
         _compile()
-    status = _forward_kernel(x, u, *data.args, xdot)
+    if dtype.str not in _WRAPPED:  # compiles both (the allocating entry serves model.dynamics)
+        status = _forward_kernel(x, u, *data.args, xdot)
+        _WRAPPED.add(dtype.str)
+    else:
+        status = _forward_work(x, u, *data.args, xdot, *workspace(len(data.args[0]), dtype))
     return xdot, int(status)
+
+
+_WRAPPED: set[str] = set()  # dtypes for which _forward_kernel is compiled
+_LOCAL = threading.local()  # each thread's work arrays: {(n bodies, dtype): arrays}
+_KEPT = 2  # work-array sets kept per thread (the latest sizes)
+
+
+def workspace(n: int, dtype: Any) -> tuple[np.ndarray, ...]:
+    """The kernel's per-body work arrays for ``n`` bodies (about 1.2 kB per body), kept from
+    call to call in the calling thread: a large model's evaluation then neither allocates
+    nor touches fresh memory (page faults: half the time of an evaluation of 10⁴ bodies
+    otherwise). The kernel writes every entry before reading it.
+
+    Parameters
+    ----------
+    n : int
+        Number of bodies.
+    dtype : data-type
+        ``float64`` or ``complex128`` (complex-step derivatives).
+
+    Returns
+    -------
+    tuple of ndarray
+        The trailing arguments of ``_forward_work`` (after ``xdot``), this thread's own.
+    """
+    kept = getattr(_LOCAL, "work", None)
+    if kept is None:
+        kept = _LOCAL.work = {}
+    key = (n, np.dtype(dtype).str)
+    work = kept.pop(key, None)
+    if work is None:
+        shapes = ((n, 3, 3), (n, 3), (n, 6), (n, 6), (n, 3, 3), (n, 3, 3), (n, 6, 6), (n, 6),
+                  (n, 6), (n,), (n,), (n, 6), (n, 6, 3), (n, 6, 3), (n, 3, 3), (n, 3))
+        work = tuple(np.zeros(shape, dtype=dtype) for shape in shapes)
+        while len(kept) >= _KEPT:
+            kept.pop(next(iter(kept)))
+    kept[key] = work  # the most recent last
+    return work
+
+
+def load_cached(dtype: Any, args: tuple[Any, ...]) -> bool:
+    """Make the kernel for states of ``dtype`` ready without compiling it, if possible.
+
+    Parameters
+    ----------
+    dtype : numpy dtype
+        dtype of the states and inputs (float64 or complex128).
+    args : tuple
+        The model arguments (:attr:`KernelData.args`); with ``dtype`` they fix the signature.
+
+    Returns
+    -------
+    bool
+        True when the specialisation is compiled in this process or was found in numba's
+        disk cache (and is now loaded); False when only compiling it would make it ready.
+    """
+    if not _COMPILED.is_set():
+        _compile()
+    import numba
+
+    probe = np.zeros((1, 1), dtype=np.result_type(dtype, float))
+    sig = tuple(numba.typeof(a) for a in (probe, probe, *args, probe))
+    dispatcher = _forward_kernel
+    if sig in dispatcher.overloads:
+        return True
+    cache = getattr(dispatcher, "_cache", None)  # numba's disk cache of this dispatcher
+    if cache is None or cache.load_overload(sig, dispatcher.targetctx) is None:
+        return False
+    dispatcher.compile(sig)  # found: load it through the dispatcher (a cache hit, no compile)
+    return True

@@ -1,6 +1,8 @@
-"""Compiled pieces of the kernel (:mod:`titop_lpv.multibody.kernel`) for spherical and
-universal joints: the same equations as :mod:`titop_lpv.multibody.joint_laws` and the
-quaternion helpers of :mod:`titop_lpv.spatial.quaternion`, as explicit loops.
+"""Compiled pieces of the kernel (:mod:`titop_lpv.multibody.kernel`): spherical and
+universal joints (the same equations as :mod:`titop_lpv.multibody.joint_laws` and the
+quaternion helpers of :mod:`titop_lpv.spatial.quaternion`, as explicit loops), the Euler
+attitude of a floating base, the 3×3 adjugate inverse they share, the 6×6 solve of a free
+base, and the transform of an articulated body to its parent port.
 
 The functions here are plain Python until :func:`compile_all` replaces them by numba
 dispatchers (the kernel calls them as attributes of this module, so it sees the compiled
@@ -19,8 +21,8 @@ from .joints import SPHERICAL
 __all__ = ["QUATERNION_GAIN", "compile_all"]  # the loops below are the kernel's, not an API
 
 QUATERNION_GAIN = 1.0  # as multibody.joint_laws.QUATERNION_GAIN (tested equal)
-_NAMES = ("_rodrigues", "quat_dcm", "quat_rates", "pose", "rates", "forces", "condense",
-          "accelerations")
+_NAMES = ("_rodrigues", "_elementary", "inv3", "euler", "solve6", "quat_dcm", "quat_rates",
+          "pose", "rates", "forces", "condense", "accelerations", "to_parent")
 
 
 def compile_all(numba: Any) -> None:
@@ -53,6 +55,24 @@ def _rodrigues(axis, angle, R):
     R[2, 2] = 1.0 - c * (x * x + y * y)
 
 
+def inv3(B, out):
+    """``out = B⁻¹`` of a 3×3 matrix by the adjugate (complex-safe); returns ``det B``."""
+    c00 = B[1, 1] * B[2, 2] - B[1, 2] * B[2, 1]
+    c01 = B[1, 2] * B[2, 0] - B[1, 0] * B[2, 2]
+    c02 = B[1, 0] * B[2, 1] - B[1, 1] * B[2, 0]
+    det = B[0, 0] * c00 + B[0, 1] * c01 + B[0, 2] * c02
+    out[0, 0] = c00 / det
+    out[1, 0] = c01 / det
+    out[2, 0] = c02 / det
+    out[0, 1] = (B[0, 2] * B[2, 1] - B[0, 1] * B[2, 2]) / det
+    out[1, 1] = (B[0, 0] * B[2, 2] - B[0, 2] * B[2, 0]) / det
+    out[2, 1] = (B[0, 1] * B[2, 0] - B[0, 0] * B[2, 1]) / det
+    out[0, 2] = (B[0, 1] * B[1, 2] - B[0, 2] * B[1, 1]) / det
+    out[1, 2] = (B[0, 2] * B[1, 0] - B[0, 0] * B[1, 2]) / det
+    out[2, 2] = (B[0, 0] * B[1, 1] - B[0, 1] * B[1, 0]) / det
+    return det
+
+
 def quat_dcm(xm, qi, E):
     """``E = R(q/|q|)`` for the quaternion ``xm[qi:qi + 4]``."""
     n = np.sqrt(xm[qi] ** 2 + xm[qi + 1] ** 2 + xm[qi + 2] ** 2 + xm[qi + 3] ** 2)
@@ -82,15 +102,14 @@ def pose(kind, xm, qi, R0, a1c, a2, Pab, S, E, F):
     """``P_{a/b}`` and the motion subspace ``S`` (6 × 3, first ``n_d`` columns used).
 
     Spherical: ``P0 R(q/|q|)``, ``S = [0; I]``; universal: ``P0 R(a1c, q1) R(a2, q2)``,
-    ``S = [0 0; R(a2, q2)ᵀ a1c, a2]``. ``E``, ``F``: 3×3 scratch."""
-    for a in range(6):
-        for b in range(3):
-            S[a, b] = 0.0
+    ``S = [0 0; R(a2, q2)ᵀ a1c, a2]``. ``E``, ``F``: 3×3 scratch. A spherical joint's
+    ``S`` is not written: the functions below use its structure instead."""
     if kind == SPHERICAL:
         quat_dcm(xm, qi, E)
-        for a in range(3):
-            S[3 + a, a] = 1.0
     else:
+        for a in range(6):
+            for b in range(3):
+                S[a, b] = 0.0
         _rodrigues(a1c, xm[qi], E)
         _rodrigues(a2, xm[qi + 1], F)
         for a in range(3):  # s1 = R(a2, q2)ᵀ a1c
@@ -107,18 +126,21 @@ def pose(kind, xm, qi, R0, a1c, a2, Pab, S, E, F):
 
 def rates(kind, xm, qdi, S, wr, sdot):
     """``ω_rel = S ν`` and the angular ``Ṡ ν`` (universal: ``q̇1 q̇2 (s1 × a2)``)."""
-    nd = 3 if kind == SPHERICAL else 2
+    if kind == SPHERICAL:  # S = [0; I]
+        for a in range(3):
+            wr[a] = xm[qdi + a]
+            sdot[a] = 0.0 * wr[0]
+        return
     for a in range(3):
         s = 0.0 * wr[0]
-        for b in range(nd):
+        for b in range(2):
             s += S[3 + a, b] * xm[qdi + b]
         wr[a] = s
         sdot[a] = 0.0 * wr[0]
-    if kind != SPHERICAL:
-        f = xm[qdi] * xm[qdi + 1]
-        sdot[0] = f * (S[4, 0] * S[5, 1] - S[5, 0] * S[4, 1])
-        sdot[1] = f * (S[5, 0] * S[3, 1] - S[3, 0] * S[5, 1])
-        sdot[2] = f * (S[3, 0] * S[4, 1] - S[4, 0] * S[3, 1])
+    f = xm[qdi] * xm[qdi + 1]
+    sdot[0] = f * (S[4, 0] * S[5, 1] - S[5, 0] * S[4, 1])
+    sdot[1] = f * (S[5, 0] * S[3, 1] - S[3, 0] * S[5, 1])
+    sdot[2] = f * (S[3, 0] * S[4, 1] - S[4, 0] * S[3, 1])
 
 
 def forces(kind, xm, qi, qdi, k, d, rest, extra, tau):
@@ -127,6 +149,10 @@ def forces(kind, xm, qi, qdi, k, d, rest, extra, tau):
     if kind != SPHERICAL:
         tau[0] = -k * (xm[qi] - rest) - d * xm[qdi]
         tau[1] = -extra[3] * (xm[qi + 1] - extra[5]) - extra[4] * xm[qdi + 1]
+        return
+    if k == 0.0:  # no spring: the damper only
+        for a in range(3):
+            tau[a] = -d * xm[qdi + a]
         return
     n = np.sqrt(extra[0] ** 2 + extra[1] ** 2 + extra[2] ** 2 + extra[3] ** 2)
     rw, rx, ry, rz = extra[0] / n, -extra[1] / n, -extra[2] / n, -extra[3] / n  # rest⁻¹
@@ -152,17 +178,54 @@ def forces(kind, xm, qi, qdi, k, d, rest, extra, tau):
     tau[2] = -k * 2.0 * ratio * ez - d * xm[qdi + 2]
 
 
-def condense(nd, IA, pA, S, c, tau, U, Jinv, uu, Ia, pa):
+def condense(kind, nd, IA, pA, S, c, tau, U, Jinv, uu, Ia, pa, J, UJ):
     """Eqs. 20–22 in matrix form: ``U = Â S``, ``J⁻¹``, ``uu = τ − Sᵀ p̂``, the articulated
     ``Ia = Â − U J⁻¹ Uᵀ`` and ``pa = p̂ + Ia c + U J⁻¹ uu``. Returns False for a singular
-    ``J``."""
+    ``J``. ``J`` (3×3) and ``UJ`` (6×3): scratch.
+
+    A spherical joint (``S = [0; I]``) transmits no moment: ``U`` is the last three columns
+    of ``Â``, ``J`` its lower right block, and ``Ia = [[Ia₁₁, 0], [0, 0]]``, ``pa = [·; τ]``
+    exactly (the zero blocks are cancellations: they are not computed, only ``Ia₁₁`` is
+    written, and the caller transforms the two non-zero blocks)."""
+    if kind == SPHERICAL:
+        for a in range(6):
+            for b in range(3):
+                U[a, b] = IA[a, 3 + b]
+        for a in range(3):
+            for b in range(3):
+                J[a, b] = U[3 + a, b]
+            uu[a] = tau[a] - pA[3 + a]
+        det = inv3(J, Jinv)
+        if det.real <= 0.0:
+            return False
+        for a in range(3):
+            for b in range(3):
+                s = 0.0 * pA[0]
+                for e in range(3):
+                    s += U[a, e] * Jinv[e, b]
+                UJ[a, b] = s
+        for a in range(3):
+            for b in range(a, 3):
+                s = IA[a, b]
+                for e in range(3):
+                    s -= UJ[a, e] * U[b, e]
+                Ia[a, b] = s
+                Ia[b, a] = s
+        for a in range(3):
+            s = pA[a]
+            for e in range(3):
+                s += UJ[a, e] * uu[e]
+            for b in range(3):
+                s += Ia[a, b] * c[b]
+            pa[a] = s
+            pa[3 + a] = tau[a]
+        return True
     for a in range(6):
         for b in range(nd):
             s = 0.0 * pA[0]
             for e in range(6):
                 s += IA[a, e] * S[e, b]
             U[a, b] = s
-    J = np.zeros((3, 3), dtype=pA.dtype)
     for a in range(nd):
         for b in range(nd):
             s = 0.0 * pA[0]
@@ -180,22 +243,9 @@ def condense(nd, IA, pA, S, c, tau, U, Jinv, uu, Ia, pa):
         Jinv[1, 0] = -J[1, 0] / det
         Jinv[1, 1] = J[0, 0] / det
     else:
-        c00 = J[1, 1] * J[2, 2] - J[1, 2] * J[2, 1]
-        c01 = J[1, 2] * J[2, 0] - J[1, 0] * J[2, 2]
-        c02 = J[1, 0] * J[2, 1] - J[1, 1] * J[2, 0]
-        det = J[0, 0] * c00 + J[0, 1] * c01 + J[0, 2] * c02
-        Jinv[0, 0] = c00 / det
-        Jinv[1, 0] = c01 / det
-        Jinv[2, 0] = c02 / det
-        Jinv[0, 1] = (J[0, 2] * J[2, 1] - J[0, 1] * J[2, 2]) / det
-        Jinv[1, 1] = (J[0, 0] * J[2, 2] - J[0, 2] * J[2, 0]) / det
-        Jinv[2, 1] = (J[0, 1] * J[2, 0] - J[0, 0] * J[2, 1]) / det
-        Jinv[0, 2] = (J[0, 1] * J[1, 2] - J[0, 2] * J[1, 1]) / det
-        Jinv[1, 2] = (J[0, 2] * J[1, 0] - J[0, 0] * J[1, 2]) / det
-        Jinv[2, 2] = (J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]) / det
+        det = inv3(J, Jinv)
     if det.real <= 0.0:
         return False
-    UJ = np.zeros((6, 3), dtype=pA.dtype)
     for a in range(6):
         for b in range(nd):
             s = 0.0 * pA[0]
@@ -218,10 +268,9 @@ def condense(nd, IA, pA, S, c, tau, U, Jinv, uu, Ia, pa):
     return True
 
 
-def accelerations(kind, nd, U, Jinv, uu, a1, S, acc, xm, qi, qdi, xdot, gain):
+def accelerations(kind, nd, U, Jinv, uu, a1, S, acc, xm, qi, qdi, xdot, gain, r):
     """``ν̇ = J⁻¹ (uu − Uᵀ a1)``, ``acc = a1 + S ν̇``, and the joint's entries of ``xdot``
-    (the quaternion: ``½ q ⊗ (0, ω_rel) + ½ λ (1 − |q|²) q``)."""
-    r = np.zeros(3, dtype=acc.dtype)
+    (the quaternion: ``½ q ⊗ (0, ω_rel) + ½ λ (1 − |q|²) q``). ``r``: scratch of 3."""
     for a in range(nd):
         s = uu[a]
         for e in range(6):
@@ -232,13 +281,157 @@ def accelerations(kind, nd, U, Jinv, uu, a1, S, acc, xm, qi, qdi, xdot, gain):
         for b in range(nd):
             s += Jinv[a, b] * r[b]
         xdot[qdi + a] = s
-    for a in range(6):
-        s = a1[a]
-        for b in range(nd):
-            s += S[a, b] * xdot[qdi + b]
-        acc[a] = s
+    if kind == SPHERICAL:  # S = [0; I]
+        for a in range(3):
+            acc[a] = a1[a]
+            acc[3 + a] = a1[3 + a] + xdot[qdi + a]
+    else:
+        for a in range(6):
+            s = a1[a]
+            for b in range(nd):
+                s += S[a, b] * xdot[qdi + b]
+            acc[a] = s
     if kind != SPHERICAL:
         xdot[qi] = xm[qdi]
         xdot[qi + 1] = xm[qdi + 1]
         return
     quat_rates(xm, qi, xm[qdi], xm[qdi + 1], xm[qdi + 2], xdot, gain)
+
+
+def _elementary(axis, angle, R):
+    c = np.cos(angle)
+    s = np.sin(angle)
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = 0.0
+    R[axis, axis] = 1.0
+    a = (axis + 1) % 3
+    b = (axis + 2) % 3
+    R[a, a] = c
+    R[a, b] = -s
+    R[b, a] = s
+    R[b, b] = c
+
+
+def euler(theta, axes, P, Gamma, scratch):
+    """P_{b/i} = R_i(ψ) R_j(θ) R_k(φ) and Γ = B⁻¹ with ω = B Θ̇, Θ = (φ, θ, ψ)."""
+    Ri = scratch[0]
+    Rj = scratch[1]
+    Rk = scratch[2]
+    T = scratch[3]
+    B = scratch[4]
+    _elementary(axes[0], theta[2], Ri)
+    _elementary(axes[1], theta[1], Rj)
+    _elementary(axes[2], theta[0], Rk)
+    for a in range(3):
+        for b in range(3):
+            T[a, b] = Ri[a, 0] * Rj[0, b] + Ri[a, 1] * Rj[1, b] + Ri[a, 2] * Rj[2, b]
+    for a in range(3):
+        for b in range(3):
+            P[a, b] = T[a, 0] * Rk[0, b] + T[a, 1] * Rk[1, b] + T[a, 2] * Rk[2, b]
+    # columns of B for (φ̇, θ̇, ψ̇): e_k, R_kᵀ e_j, R_kᵀ R_jᵀ e_i
+    for a in range(3):
+        B[a, 0] = 1.0 if a == axes[2] else 0.0
+        B[a, 1] = Rk[axes[1], a]
+        B[a, 2] = Rk[0, a] * Rj[axes[0], 0] + Rk[1, a] * Rj[axes[0], 1] + Rk[2, a] * Rj[axes[0], 2]
+    inv3(B, Gamma)  # Γ = B⁻¹ by the adjugate (complex-safe)
+
+
+def solve6(A, b, out):
+    """Solve the 6×6 system A out = b by Gaussian elimination (A is SPD: no pivoting)."""
+    M = A.copy()
+    y = b.copy()
+    for k in range(6):
+        for i in range(k + 1, 6):
+            f = M[i, k] / M[k, k]
+            for j in range(k, 6):
+                M[i, j] -= f * M[k, j]
+            y[i] -= f * y[k]
+    for i in range(5, -1, -1):
+        s = y[i]
+        for j in range(i + 1, 6):
+            s -= M[i, j] * out[j]
+        out[i] = s / M[i, i]
+
+
+def to_parent(ball, A, B, Ia, pa, IAp, pAp, IaX):
+    """``Â_p += Xᵀ Ia X``, ``p̂_p += Xᵀ pa`` with ``X = [[Aᵀ, B], [0, Aᵀ]]`` (the transform
+    of a body to its parent port: ``A = P_{a/b}``; its zero block skipped). ``ball``: a
+    spherical joint's ``Ia = [[M, 0], [0, 0]]`` (only ``M`` read; :func:`condense`), whose
+    two non-zero blocks are transformed alone. ``IaX``: 6×6 scratch."""
+    if ball:  # IaX = [[M A, M B], [0, 0]]; Xᵀ IaX = [[Aᵀ M A, Aᵀ M B], [Bᵀ M A, Bᵀ M B]]
+        for a in range(3):  # IaX = [[M A, M B], [0, 0]] (X's block A is XAᵀ)
+            for b in range(3):
+                s = 0.0 * pa[0]
+                t = 0.0 * pa[0]
+                for e in range(3):
+                    s += Ia[a, e] * A[b, e]
+                    t += Ia[a, e] * B[e, b]
+                IaX[a, b] = s
+                IaX[a, 3 + b] = t
+        for a in range(3):  # Xᵀ IaX = [[Aᵀ M A, Aᵀ M B], [Bᵀ M A, Bᵀ M B]]
+            for b in range(3):
+                s = 0.0 * pa[0]
+                for e in range(3):
+                    s += A[a, e] * IaX[e, 3 + b]
+                IAp[a, 3 + b] += s
+                IAp[3 + b, a] += s
+            for b in range(a, 3):
+                s = 0.0 * pa[0]
+                t = 0.0 * pa[0]
+                for e in range(3):
+                    s += A[a, e] * IaX[e, b]
+                    t += B[e, a] * IaX[e, 3 + b]
+                IAp[a, b] += s
+                IAp[3 + a, 3 + b] += t
+                if b != a:
+                    IAp[b, a] += s
+                    IAp[3 + b, 3 + a] += t
+            s = 0.0 * pa[0]
+            t = 0.0 * pa[0]
+            for e in range(3):
+                s += A[a, e] * pa[e]
+                t += B[e, a] * pa[e] + A[a, e] * pa[3 + e]
+            pAp[a] += s
+            pAp[3 + a] += t
+    else:
+        for a in range(6):
+            for b in range(3):
+                s = 0.0 * pa[0]
+                for e in range(3):
+                    s += Ia[a, e] * A[b, e]
+                IaX[a, b] = s
+                s = 0.0 * pa[0]
+                for e in range(3):
+                    s += Ia[a, e] * B[e, b]
+                for e in range(3):
+                    s += Ia[a, 3 + e] * A[b, e]
+                IaX[a, 3 + b] = s
+        for a in range(3):
+            for b in range(a, 6):
+                s = 0.0 * pa[0]
+                for e in range(3):
+                    s += A[a, e] * IaX[e, b]
+                IAp[a, b] += s
+                if b != a:
+                    IAp[b, a] += s
+            s = 0.0 * pa[0]
+            for e in range(3):
+                s += A[a, e] * pa[e]
+            pAp[a] += s
+        for a in range(3):
+            for b in range(3 + a, 6):
+                s = 0.0 * pa[0]
+                for e in range(3):
+                    s += B[e, a] * IaX[e, b]
+                for e in range(3):
+                    s += A[a, e] * IaX[3 + e, b]
+                IAp[3 + a, b] += s
+                if b != 3 + a:
+                    IAp[b, 3 + a] += s
+            s = 0.0 * pa[0]
+            for e in range(3):
+                s += B[e, a] * pa[e]
+            for e in range(3):
+                s += A[a, e] * pa[3 + e]
+            pAp[3 + a] += s

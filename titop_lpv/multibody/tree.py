@@ -138,7 +138,9 @@ class Tree:
         self.loops = loops
         self.wrench_inputs = wrench_inputs
         self.output_specs = tuple(output_specs)
-        self.points = {k: readonly(v, int) for k, v in points.items()}
+        shared: dict[int, np.ndarray] = {}  # one array per distinct slot list (id: alive)
+        self.points = {k: shared[id(v)] if id(v) in shared else
+                       shared.setdefault(id(v), readonly(v, int)) for k, v in points.items()}
         self.slot_const = readonly(slot_const, float)
         self.slot_param = readonly(slot_param, int)
         self.param_slots = readonly(np.flatnonzero(self.slot_param >= 0), int)
