@@ -41,10 +41,8 @@ from ..exceptions import TitopError
 from ..io.export import save_linear
 from ..model import read_description
 from ..names import canonical, find
-from ..plots import plot_bode
-from ..robust.frequency import default_omega
 from . import args as cv
-from . import convert
+from . import convert, kernel_compile
 from . import report as rp
 from .args import CLIError
 
@@ -254,37 +252,6 @@ def cmd_modes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bode_omega(sys_: Any) -> np.ndarray:
-    """600 log-spaced ω [rad/s] from 1.5 decades below the slowest mode to 1.5 above the
-    fastest, rounded out to whole decades (:func:`titop_lpv.robust.frequency.default_omega`)."""
-    poles = np.linalg.eigvals(sys_.A) if sys_.nstates else np.zeros(0)
-    return default_omega(poles, 600, decades=1.5, include_zero=False, whole_decades=True,
-                         min_modulus=1e-6)
-
-
-def _bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
-    """Save the Bode plot of every channel; return one line per channel with its peak."""
-    if not sys_.ninputs or not sys_.noutputs:
-        raise CLIError(f"a Bode plot needs an input and an output; {sys_.name} has inputs "
-                       f"{list(sys_.input_labels)} (--actuate BODY adds <body>_tau)")
-    import control
-
-    response = control.frequency_response(sys_, omega)  # computed here, drawn by plots.py
-    mag = np.asarray(response.magnitude).reshape(sys_.noutputs, sys_.ninputs, omega.size)
-    lines = []
-    for (i, out), (j, inp) in ((a, b) for a in enumerate(sys_.output_labels)
-                               for b in enumerate(sys_.input_labels)):
-        k = int(np.argmax(mag[i, j]))
-        with np.errstate(divide="ignore"):
-            db = 20 * np.log10(mag[i, j, k])
-        lines.append(f"  {inp} → {out}: peak gain {mag[i, j, k]:.4g} ({db:.2f} dB) at "
-                     f"ω = {omega[k]:.4g} rad/s ({omega[k] / (2 * np.pi):.4g} Hz)")
-    title = f"Bode: {sys_.name}" if sys_.ninputs * sys_.noutputs > 1 else \
-        f"Bode: {sys_.input_labels[0]} → {sys_.output_labels[0]}"
-    rp.savefig(plot_bode(response, title=title), path)
-    return lines
-
-
 def cmd_bode(args: argparse.Namespace) -> int:
     """``titop-lpv bode``."""
     cv.check_out(args.out, "--out", cv.figure_suffixes())
@@ -295,8 +262,8 @@ def cmd_bode(args: argparse.Namespace) -> int:
             raise CLIError(f"--omega {args.omega!r}: need 0 < LO < HI and N >= 2")
         omega = np.logspace(np.log10(lo), np.log10(hi), n)
     sys_ = _trim_and_linearize(args)[1]
-    omega = _bode_omega(sys_) if omega is None else omega
-    lines = _bode(sys_, omega, args.out)
+    omega = rp.bode_omega(sys_) if omega is None else omega
+    lines = rp.save_bode(sys_, omega, args.out)
     print(f"frequency response over ω ∈ [{omega[0]:.3g}, {omega[-1]:.3g}] rad/s "
           f"({omega.size} points):")
     print("\n".join(lines))
@@ -402,7 +369,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(rp.stability_line(sys_))
     (out / "modes.md").write_text(f"# Modes of the hanging balloon\n\n{table.to_markdown()}\n")
     written.append(("modes.md", "the modal table (Markdown)"))
-    print("\n".join(_bode(sys_, _bode_omega(sys_), out / "bode.png")))
+    print("\n".join(rp.save_bode(sys_, rp.bode_omega(sys_), out / "bode.png")))
     written.append(("bode.png", "Bode plot slider_tau → pendulum2_q"))
 
     print("\n4. LPV grid over the slider stiffness k ∈ [25, 100] N/m (31 points)")
@@ -426,7 +393,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- parser
 _KV = {"action": "append", "default": [], "metavar": "NAME=VALUE"}
 _OUT = "--out"
-_OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {**convert.OPTIONS,
+_OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    **convert.OPTIONS, **kernel_compile.OPTIONS,
     "model": [
         ("model", {"metavar": "MODEL", "help": "model file (.toml, .json, .yaml, .urdf), or "
                    f"'{BUILTIN}': the paper's balloon shipped in the package"}),
@@ -492,6 +460,7 @@ _COMMANDS = [  # name, function, summary, example, option groups
     ("bode", cmd_bode, "trim, linearise, save a Bode plot",
      f"{BUILTIN} {_CHANNEL} --out bode.png", ("model", "trim options", "linear model")),
     convert.COMMAND,
+    kernel_compile.COMMAND,
 ]
 _MODELS = (f"MODEL '{BUILTIN}' is the paper's balloon shipped inside the package (the same as\n"
            "examples/balloon.toml), so these examples run anywhere; the other\n"

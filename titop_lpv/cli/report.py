@@ -14,10 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..analysis.modes import modes
+from ..plots import plot_bode
+from ..robust.frequency import default_omega
 from ..robust.loop import AXIS_TOL, on_axis
+from .args import CLIError
 
-__all__ = ["AXIS_TOL", "savefig", "show_warnings", "stability", "stability_line", "sweep_row",
-           "wrote"]
+__all__ = ["AXIS_TOL", "bode_omega", "save_bode", "savefig", "show_warnings", "stability",
+           "stability_line", "sweep_row", "wrote"]
 
 
 def show_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -153,3 +156,67 @@ def sweep_row(sys_: Any) -> list[str]:
     slowest = ([f"{flexible[0].wn:.4g}", f"{flexible[0].zeta:.4g}", flexible[0].kind]
                if flexible else ["-", "-", "rigid only"])
     return [f"{top:.4g}", str(unstable), verdict, *slowest]
+
+
+def bode_omega(sys_: Any) -> np.ndarray:
+    """Frequencies of a Bode plot of ``sys_``.
+
+    600 log-spaced ω from 1.5 decades below the slowest mode to 1.5 above the fastest,
+    rounded out to whole decades (:func:`titop_lpv.robust.frequency.default_omega`).
+
+    Parameters
+    ----------
+    sys_ : control.StateSpace
+        The linear model.
+
+    Returns
+    -------
+    ndarray (600,)
+        ω [rad/s].
+    """
+    poles = np.linalg.eigvals(sys_.A) if sys_.nstates else np.zeros(0)
+    return default_omega(poles, 600, decades=1.5, include_zero=False, whole_decades=True,
+                         min_modulus=1e-6)
+
+
+def save_bode(sys_: Any, omega: np.ndarray, path: str | Path) -> list[str]:
+    """Save the Bode plot of every channel; return one line per channel with its peak.
+
+    Parameters
+    ----------
+    sys_ : control.StateSpace
+        The linear model (named signals).
+    omega : ndarray
+        Frequencies [rad/s].
+    path : str or Path
+        Figure file to write.
+
+    Returns
+    -------
+    list of str
+        ``"  input → output: peak gain … at ω = … rad/s (… Hz)"`` per channel.
+
+    Raises
+    ------
+    CLIError
+        The model has no input or no output.
+    """
+    if not sys_.ninputs or not sys_.noutputs:
+        raise CLIError(f"a Bode plot needs an input and an output; {sys_.name} has inputs "
+                       f"{list(sys_.input_labels)} (--actuate BODY adds <body>_tau)")
+    import control
+
+    response = control.frequency_response(sys_, omega)  # computed here, drawn by plots.py
+    mag = np.asarray(response.magnitude).reshape(sys_.noutputs, sys_.ninputs, omega.size)
+    lines = []
+    for (i, out), (j, inp) in ((a, b) for a in enumerate(sys_.output_labels)
+                               for b in enumerate(sys_.input_labels)):
+        k = int(np.argmax(mag[i, j]))
+        with np.errstate(divide="ignore"):
+            db = 20 * np.log10(mag[i, j, k])
+        lines.append(f"  {inp} → {out}: peak gain {mag[i, j, k]:.4g} ({db:.2f} dB) at "
+                     f"ω = {omega[k]:.4g} rad/s ({omega[k] / (2 * np.pi):.4g} Hz)")
+    title = f"Bode: {sys_.name}" if sys_.ninputs * sys_.noutputs > 1 else \
+        f"Bode: {sys_.input_labels[0]} → {sys_.output_labels[0]}"
+    savefig(plot_bode(response, title=title), path)
+    return lines

@@ -30,7 +30,7 @@ from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec, transpose
 from ..spatial.euler import dcm_to_euler, euler_rates_matrix
 from ..spatial.quaternion import normalize
-from . import kernel
+from . import kernel, kernel_ready
 from .diagnostics import non_finite_error, slot_label
 from .joint_laws import (
     condense_multi,
@@ -325,7 +325,9 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
         one state at a time, for physical data without batch axes; ``"auto"`` picks the
         compiled one whenever the parameters carry no batch axes and are real (the
         compiled kernel's physical data are real; complex parameters, as pushed by
-        complex-step sensitivities, take the numpy route).
+        complex-step sensitivities, take the numpy route) and the kernel is ready: for a
+        small model still waiting for numba, the numpy route serves while the kernel
+        compiles in the background (:mod:`titop_lpv.multibody.kernel_ready`).
 
     Returns
     -------
@@ -342,13 +344,22 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
     if backend not in ("auto", "numpy", "compiled"):
         raise ValueError(f"backend must be 'auto', 'numpy' or 'compiled', got {backend!r}")
     if backend == "compiled" or (backend == "auto" and ph.vals.ndim == 1
-                                 and not np.iscomplexobj(ph.vals)):
+                                 and not np.iscomplexobj(ph.vals)
+                                 and _kernel_ready(model, x, u, ph)):
         return _forward_compiled(model, x, u, ph)
     kin = _forward(model, x, u, ph)
     xdot = _state_derivative(model, x, kin)
     if not np.isfinite(xdot).all():
         raise non_finite_error(model, x, kin.u, ph, xdot, "d/dt", model.state_names)
     return xdot
+
+
+def _kernel_ready(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> bool:
+    """Whether ``"auto"`` runs the kernel now (see :mod:`titop_lpv.multibody.kernel_ready`)."""
+    dtype = x.dtype if u is None else np.result_type(x, u, float)
+    return kernel_ready.use_kernel(
+        len(model.body_names), dtype,
+        lambda: model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph)).args)
 
 
 def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.ndarray:

@@ -1,0 +1,132 @@
+"""``titop-lpv compile``: fill numba's disk cache with the dynamics kernel, ahead of time.
+
+The compiled kernel (:mod:`titop_lpv.multibody.kernel`) has two specialisations: real
+states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``).
+Each takes numba 20–60 s to compile once per installation; a session that finds neither
+serves small models by the numpy recursion and starts this command in the background
+(:mod:`titop_lpv.multibody.kernel_ready`). Run it after installation, or when building a
+container image, so that no session has to.
+
+Examples
+--------
+::
+
+    titop-lpv compile
+    python -m titop_lpv compile
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from importlib.resources import as_file, files
+from typing import Any
+
+import numpy as np
+
+from ..model import load_model
+from ..multibody import kernel
+from ..multibody.dynamics import forward_dynamics
+from ..multibody.kernel_ready import LOCK_STALE_S, POLICY_ENV, lock_path
+
+__all__ = ["COMMAND", "OPTIONS", "cmd_compile", "compile_kernel", "compile_lock"]
+
+DTYPES = {"real": np.float64, "complex": np.complex128}
+
+
+def compile_kernel() -> list[tuple[str, str, float]]:
+    """Compile (or load from the disk cache) both specialisations of the kernel.
+
+    Returns
+    -------
+    list of (str, str, float)
+        ``(kind, how, seconds)`` for ``"real"`` and ``"complex"`` states, ``how`` being
+        ``"loaded from the cache"`` or ``"compiled"``.
+    """
+    previous = os.environ.get(POLICY_ENV)
+    os.environ[POLICY_ENV] = "wait"  # the model check below must not start another compiler
+    try:
+        with as_file(files("titop_lpv") / "data" / "balloon.toml") as path:
+            model = load_model(path)
+    finally:
+        if previous is None:
+            del os.environ[POLICY_ENV]
+        else:
+            os.environ[POLICY_ENV] = previous
+    args = kernel.kernel_data(model, model.physics()).args
+    timings = []
+    for kind, dtype in DTYPES.items():
+        start = time.perf_counter()
+        how = "loaded from the cache" if kernel.load_cached(dtype, args) else "compiled"
+        x = model.default_state().astype(dtype)[None]
+        forward_dynamics(model, x, np.zeros((1, model.n_inputs), dtype), backend="compiled")
+        timings.append((kind, how, time.perf_counter() - start))
+    return timings
+
+
+@contextlib.contextmanager
+def compile_lock() -> Iterator[bool]:
+    """Hold the lock file of the background compiler (:func:`.kernel_ready.lock_path`).
+
+    Yields
+    ------
+    bool
+        True while this process holds the lock (removed on exit); False when another
+        process holds a lock younger than :data:`~titop_lpv.multibody.kernel_ready.LOCK_STALE_S`
+        (an older one is taken over).
+    """
+    path = lock_path()
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        try:
+            stale = time.time() - path.stat().st_mtime >= LOCK_STALE_S
+        except OSError:
+            stale = True  # removed meanwhile: its compiler has finished
+        if not stale:
+            yield False
+            return
+        path.unlink(missing_ok=True)
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        yield True
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """Compile the kernel into the cache; print the time of each specialisation.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``background`` (bool): quiet, and nothing done when another compiler runs.
+
+    Returns
+    -------
+    int
+        0 on success (errors are raised and reported by the command line).
+    """
+    if args.background:
+        with compile_lock() as mine:
+            if mine:
+                compile_kernel()
+        return 0
+    for kind, how, seconds in compile_kernel():
+        print(f"kernel for {kind} states: {how} in {seconds:.1f} s")
+    print("cached on disk: later sessions load it")
+    return 0
+
+
+OPTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {"compile": [
+    ("--background", {"action": "store_true",
+                      "help": "quiet; do nothing when another compiler is running (what a "
+                      "session starts by itself)"}),
+]}
+COMMAND = ("compile", cmd_compile, "compile the dynamics kernel into numba's cache (once after "
+           "installation)", "", ())
