@@ -84,14 +84,14 @@ class Record:
                     object.__setattr__(self, name, frozen)
 
 
-def make(cls: type, values: dict[str, Any], frozen: bool = False) -> Any:
-    """A record of class ``cls`` from keyword values, as ``cls(**values)`` builds it (the
-    same fields, frozen the same way), without the dataclass ``__init__``: the fast path
-    of a large model file.
+def make(record_class: type, values: dict[str, Any], frozen: bool = False) -> Any:
+    """A record of class ``record_class`` from keyword values, as ``record_class(**values)``
+    builds it (the same fields, frozen the same way), without the dataclass ``__init__``:
+    the fast path of a large model file.
 
     Parameters
     ----------
-    cls : type
+    record_class : type
         A record class (a frozen dataclass deriving from :class:`Record`).
     values : dict
         Field values; every field without a default must be present and no other key
@@ -102,17 +102,17 @@ def make(cls: type, values: dict[str, Any], frozen: bool = False) -> Any:
     Returns
     -------
     Record
-        Equal to ``cls(**values)``.
+        Equal to ``record_class(**values)``.
     """
-    known = _DEFAULTS.get(cls)
+    known = _DEFAULTS.get(record_class)
     if known is None:
         const, factories = {}, []
-        for f in fields(cls):
+        for f in fields(record_class):
             if f.default is not MISSING:
                 const[f.name] = f.default
             elif f.default_factory is not MISSING:
                 factories.append((f.name, f.default_factory))
-        known = _DEFAULTS[cls] = (const, tuple(factories))
+        known = _DEFAULTS[record_class] = (const, tuple(factories))
     const, factories = known
     state = dict(const)
     for name, factory in factories:
@@ -124,7 +124,7 @@ def make(cls: type, values: dict[str, Any], frozen: bool = False) -> Any:
         leaves = _LEAVES
         for name, value in values.items():
             state[name] = value if type(value) in leaves else freeze(value)
-    obj = object.__new__(cls)
+    obj = object.__new__(record_class)
     object.__setattr__(obj, "__dict__", state)
     return obj
 
