@@ -5,7 +5,7 @@ side by side with the grid route (``tl.linearize_sweep(...).to_uss(degree)``).
     pitch, the slider and both pendulum angles), uncertain k ∈ [25, 100], ds ∈ [2, 8],
     dp1, dp2 ∈ [0.2, 1], input ``slider_tau``, output ``pendulum2_q``: total time of
     ``tl.linearize_uncertain`` and its split on the same operating point: the nominal trim,
-    the equilibrium check (re-trims over the box, ``_configuration_moves``), the assembly
+    the equilibrium check (re-trims over the box, ``linear.kinds.survey``), the assembly
     (``titop_lpv.linear.assemble.assemble``) and the reduction (``tl.reduce_lft``); Δ size
     and repetitions;
 (2) a hanging chain of 30 revolute links (built here: 0.3 m, 1 kg, centre of mass at the
@@ -31,7 +31,12 @@ side by side with the grid route (``tl.linearize_sweep(...).to_uss(degree)``).
         balloon's position and heading dropped by ``linearize_uncertain(...,
         drop_integrators=True)``, its conserved momenta removed from M as in (a);
 (4) Δ sizes and times, block route against grid route (``to_uss(1)``, ``to_uss(2)`` with
-    their largest fit error on the grid), for the balloon over k, then over (k, ds).
+    their largest fit error on the grid), for the balloon over k, then over (k, ds);
+(5) the same for two multi-d.o.f. models built here: two rods on spherical joints (rest
+    off the vertical, ``rod_tau_x`` -> ``bob_tip_x``; I_zz ∈ [0.02, 0.05], damping d ∈
+    [0.1, 0.4]: exact) and a chain with a driven revolute joint (``arm_qdd`` -> ``bob_q``;
+    slider stiffness k ∈ [30, 60], bob mass m ∈ [0.5, 1.2]: covered, with ``<state>_eq``
+    blocks), grids of 5 × 5 (3 × 3 with ``--quick``).
 
 Timings: ``time.perf_counter``; one warm-up call (excluded), then the median of the
 number of runs printed in the table (``--quick``: fewer runs and grid points).
@@ -64,18 +69,8 @@ import numpy as np
 
 import titop_lpv as tl
 from titop_lpv.linear.assemble import assemble
+from titop_lpv.linear.kinds import survey
 from titop_lpv.model import read_description
-
-# the equilibrium check, for the split (internal: the survey of titop_lpv.linear.kinds, or
-# the older _configuration_moves; the row is left out when neither is there)
-try:
-    from titop_lpv.linear.kinds import survey as _survey
-except ImportError:  # pragma: no cover
-    _survey = None
-try:
-    from titop_lpv.linear.uncertain import _configuration_moves
-except ImportError:  # pragma: no cover
-    _configuration_moves = None
 
 ROOT = Path(__file__).resolve().parent.parent
 BALLOON_FILE = ROOT / "examples" / "balloon.toml"
@@ -228,6 +223,64 @@ def minimal_lft(T: tl.USS, seed: int = 0) -> tuple[tl.USS, int, np.ndarray, floa
     return Tr, M.nstates - Mr.nstates, np.asarray(full), diff
 
 
+_INERTIA = [[0.09, 0.01, 0.0], [0.01, 0.08, 0.0], [0.0, 0.0, 0.03]]
+
+
+def spherical_description() -> dict[str, Any]:
+    """Two rods on sprung, damped spherical joints whose rests are off the vertical."""
+    rod_inertia = [[*row[:2], "I_zz"] if k == 2 else row for k, row in enumerate(_INERTIA)]
+    return {"name": "ball_pendulum", "gravity": [0.0, 0.0, -9.81],
+            "parameters": {"I_zz": {"value": 0.03, "min": 0.02, "max": 0.05},
+                           "d": {"value": 0.2, "min": 0.1, "max": 0.4}},
+            "bodies": [
+                {"name": "rod", "mass": 1.3, "com": [0.1, 0.05, -0.5], "inertia": rod_inertia,
+                 "joint": {"type": "spherical", "stiffness": 3.0, "damping": "d",
+                           "actuated": True, "rest": [0.9, 0.3, -0.2, 0.1],
+                           "rotation": [[1, 0, 0], [0, 0.8, -0.6], [0, 0.6, 0.8]]},
+                 "ports": {"tip": [0.05, 0.0, -1.0]}},
+                {"name": "bob", "parent": "rod.tip", "mass": 0.7, "com": [0.0, 0.1, -0.4],
+                 "inertia": [[0.05, 0.0, 0.0], [0.0, 0.04, 0.0], [0.0, 0.0, 0.02]],
+                 "joint": {"type": "spherical", "stiffness": 2.0, "damping": 0.1,
+                           "rest": [0.95, -0.1, 0.2, 0.0]},
+                 "ports": {"tip": [0.0, 0.1, -0.8]}}],
+            "outputs": [{"type": "position", "body": "bob", "point": "tip"}]}
+
+
+def driven_description() -> dict[str, Any]:
+    """A sprung shoulder, a driven revolute arm, a sprung slider and a pendulum bob."""
+    def body(name: str, joint: dict[str, Any], mass: Any, com: list[float],
+             **more: Any) -> dict[str, Any]:
+        return {"name": name, "joint": joint, "mass": mass, "com": com,
+                "inertia": more.pop("inertia", _INERTIA), **more}
+    return {"name": "driven_chain", "gravity": [0.0, -9.81, 0.0],
+            "parameters": {"k": {"value": 40.0, "min": 30.0, "max": 60.0},
+                           "m": {"value": 0.8, "min": 0.5, "max": 1.2}},
+            "bodies": [
+                body("shoulder", {"type": "revolute", "axis": [0, 0, 1], "stiffness": 60.0,
+                                  "damping": 0.4, "rest": 0.3}, 1.5, [0.2, 0.0, 0.0],
+                     ports={"end": [0.4, 0.0, 0.05]}),
+                body("arm", {"type": "revolute", "axis": [0.0, 0.6, 0.8], "motion": "input",
+                             "q0": 0.5}, 1.0, [0.15, 0.02, 0.0], parent="shoulder.end",
+                     ports={"end": [0.3, 0.0, 0.0]}),
+                body("slider", {"type": "prismatic", "axis": [1.0, -1.0, 0.0],
+                                "stiffness": "k", "damping": 2.0}, 0.6, [0.0, -0.05, 0.0],
+                     parent="arm.end"),
+                body("bob", {"type": "revolute", "axis": [0, 0, 1], "damping": 0.05}, "m",
+                     [0.0, -0.3, 0.0], parent="slider",
+                     inertia=[[0.01, 0, 0], [0, 0.01, 0], [0, 0, 0.01]])],
+            "outputs": [{"type": "q", "body": "bob"}]}
+
+
+# (title, description, free, uncertain, inputs, outputs) of the models of (5)
+MULTI_DOF_CASES = (
+    ("spherical pendulum", spherical_description,
+     ["rod_rx", "rod_ry", "rod_rz", "bob_rx", "bob_ry", "bob_rz"],
+     {"I_zz": (0.02, 0.05), "d": (0.1, 0.4)}, ["rod_tau_x"], ["bob_tip_x"]),
+    ("driven chain", driven_description, ["shoulder_q", "slider_q", "bob_q"],
+     {"k": (30.0, 60.0), "m": (0.5, 1.2)}, ["arm_qdd"], ["bob_q"]),
+)
+
+
 # --------------------------------------------------------------------------------------------
 # measurements
 # --------------------------------------------------------------------------------------------
@@ -240,11 +293,8 @@ def split(model: tl.Model, G: Any, trim_kwargs: dict[str, Any], runs: int
     out["nominal trim"], _ = timed(lambda: tl.trim(model, params=dict(op.params),
                                                    **trim_kwargs), runs)
     kw = {"fixed": {}, **trim_kwargs}
-    check = (None if _survey is None and _configuration_moves is None else
-             (lambda: _survey(model, op, ureals, {}, kw)) if _survey is not None else
-             (lambda: _configuration_moves(model, op, ureals, {"guess": None, **kw})))
-    if check is not None:
-        out[f"equilibrium check ({G.checked} trims)"], _ = timed(check, runs)
+    out[f"equilibrium check ({G.checked} trims)"], _ = timed(
+        lambda: survey(model, op, ureals, {}, kw), runs)
     out["assemble"], A = timed(lambda: assemble(model, op, ureals, inputs=inputs,
                                                 outputs=outputs), runs)
     out["reduce_lft"], _ = timed(lambda: tl.reduce_lft(A), runs)
@@ -282,6 +332,31 @@ def routes(model: tl.Model, grid: dict[str, np.ndarray], runs: int) -> list[dict
                      "fit_error": {"max_abs": dict(fit.max_error),
                                    "max_relative": float(rel)},
                      "vs_block_off_grid": gap, "probe": probe})
+    return rows
+
+
+def multi_dof_routes(n: int) -> list[tuple[str, ...]]:
+    """Rows of (5): Δ size and repetitions of the block route and of ``to_uss(1, 2)`` on an
+    ``n`` × ``n`` grid, with the fit error, for :data:`MULTI_DOF_CASES` (one run each)."""
+    rows = []
+    for title, describe, free, unc, ins, outs in MULTI_DOF_CASES:
+        model = _load(describe())
+        start = time.perf_counter()
+        G = tl.linearize_uncertain(model, free, uncertain=unc, inputs=ins, outputs=outs)
+        t_block = time.perf_counter() - start
+        kinds = sorted(set(G.kinds.values()))
+        rows.append((title, "block", str(G.delta.nw), ", ".join(
+            f"{k}:{b}" for k, (_a, b) in G.repeats.items()), fmt_time(t_block),
+            "exact (" + "/".join(kinds) + ")"))
+        grid = {k: np.linspace(lo, hi, n) for k, (lo, hi) in unc.items()}
+        start = time.perf_counter()
+        L = tl.linearize_sweep(model, grid, free, progress=False, inputs=ins, outputs=outs)
+        t_sweep = time.perf_counter() - start
+        for degree in (1, 2):
+            fit = L.to_uss(degree)
+            rows.append((title, f"grid {n}x{n}, to_uss({degree})", str(fit.uss.delta.nw),
+                         ", ".join(f"{k}:{v}" for k, v in fit.repetitions.items()),
+                         fmt_time(t_sweep), f"{max(fit.max_relative_error.values()):.1e}"))
     return rows
 
 
@@ -401,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     route_rows = routes(balloon, {"k": grid_k}, runs_fast) + routes(balloon, grid_kds,
                                                                      runs_fast)
     results["routes"] = route_rows
+    multi_rows = multi_dof_routes(3 if quick else 5)
+    results["multi_dof_routes"] = multi_rows
     note("measured the routes")
 
     # ---------------------------------------------------------------- tables
@@ -510,6 +587,10 @@ def main(argv: list[str] | None = None) -> int:
     print("(fit err: largest relative error of A, B, C, D at the grid points; vs block: "
           "largest relative difference of the frequency responses, 20 frequencies, at a point "
           "off the grid)")
+    print()
+    print("(5) multi-d.o.f. models: block route vs grid route (time: linearize_uncertain, or "
+          "the sweep; one run)")
+    table(("model", "route", "Δ", "repeats", "time", "fit err (rel)"), multi_rows, {2, 4})
 
     if args.json:
         out = {

@@ -142,7 +142,8 @@ def output_plan(model: Model, outputs: Sequence[str]) -> dict[str, Any]:
 def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *,
              inputs: Sequence[str], outputs: Sequence[str],
              configuration: Mapping[str, UReal] | None = None,
-             input_eq: Mapping[str, UReal] | None = None) -> USS:
+             input_eq: Mapping[str, UReal] | None = None,
+             ends: Mapping[tuple[str, float], np.ndarray] | None = None) -> USS:
     """The linear TITOP blocks of ``model`` around the static equilibrium ``op``, assembled.
 
     Parameters
@@ -165,6 +166,10 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     input_eq : mapping of str to UReal, optional
         Wrench inputs (names ``<body>_Fx`` …) whose equilibrium value [N, N m] is a
         parameter: a free input of the trim that balances loads moving with the parameters.
+    ends : mapping of (str, float) to ndarray, optional
+        Equilibria already trimmed at each uncertain parameter's ends, the others nominal
+        (``(name, value) -> x``, the survey's): the check that no spherical joint's or
+        quaternion attitude moves reuses them instead of trimming again.
 
     Returns
     -------
@@ -192,7 +197,8 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     elif np.max(np.abs(x[vel]), initial=0.0) > 0.0:
         raise BlockRouteError("the block route linearises around static equilibria and steady "
                               "spins: this operating point has velocities and is neither")
-    refuse_moving_positions(model, op, uncertain, handled=list(configuration or {}))
+    refuse_moving_positions(model, op, uncertain, handled=list(configuration or {}),
+                            ends=ends)
     plan = output_plan(model, outputs)
     if spin:
         bad = [o for o, spec in plan.items() if (spec is not None and spec.kind != "qdd")
@@ -446,9 +452,8 @@ def assemble(model: Model, op: OperatingPoint, uncertain: Mapping[str, UReal], *
     G = reorder_states(G, [s for s in states if not spin or s not in op.cyclic])
     if not renamed:
         return G
-    M, delta = G.lftdata()
-    return USS(M, delta, list(G.params.values()), inputs=G.input_labels,
-               outputs=list(outputs), states=G.state_labels, name=G.name)
+    return USS._new(G.abcd, G.dt, G.delta, list(G.params.values()), list(G.input_labels),
+                    list(outputs), list(G.state_labels), G.name)
 
 
 def _base_attitude(model: Model, x: np.ndarray, config: Mapping[str, UReal]

@@ -201,7 +201,9 @@ MOVE_RTOL = 1e-8  # relative move of a position that the block route cannot foll
 
 
 def refuse_moving_positions(model: Model, op: OperatingPoint, uncertain: Mapping[str, Any],
-                            handled: Sequence[str] = ()) -> None:
+                            handled: Sequence[str] = (),
+                            ends: Mapping[tuple[str, float], np.ndarray] | None = None
+                            ) -> None:
     """Refuse an equilibrium whose spherical or universal joint positions or quaternion
     attitude move with an uncertain parameter: their blocks are built at the nominal
     position, unless it is a configuration parameter (``handled``: a universal joint's
@@ -221,6 +223,10 @@ def refuse_moving_positions(model: Model, op: OperatingPoint, uncertain: Mapping
     handled : sequence of str, optional
         Positions that are configuration parameters of the blocks (a universal joint's
         ``b_q1``, ``b_q2``): not checked.
+    ends : mapping of (str, float) to ndarray, optional
+        Equilibria already trimmed at a parameter's end, the others nominal (the survey's,
+        :attr:`~titop_lpv.linear.kinds.Survey.ends`): ``(name, value) -> x``; the ends not
+        in it are trimmed here.
 
     Raises
     ------
@@ -242,18 +248,22 @@ def refuse_moving_positions(model: Model, op: OperatingPoint, uncertain: Mapping
     if op.kind != "static":  # (no spin with these joints: check_spin refuses it)
         return
     fixed = {n: float(op.u[k]) for k, n in enumerate(model.input_names) if n in op.fixed}
+    known = dict(ends or {})
     for name, p in uncertain.items():
         for value in (p.lo, p.hi):
-            values = {**op.params, name: float(value)}
-            if np.max(np.abs(model.dynamics(0.0, op.x, op.u, values)), initial=0.0
-                      ) <= op.tolerance:
-                continue  # still an equilibrium (a damper, a spring at rest): nothing moves
-            other = trim(model, free=list(op.free), fixed=fixed, x0=op.x, params=values,
-                         tol=op.tolerance)
-            if not other.success:
-                continue  # the survey of the box names a failed trim
+            x_end = known.get((name, float(value)))
+            if x_end is None:
+                values = {**op.params, name: float(value)}
+                if np.max(np.abs(model.dynamics(0.0, op.x, op.u, values)), initial=0.0
+                          ) <= op.tolerance:
+                    continue  # still an equilibrium (a damper, a spring at rest)
+                other = trim(model, free=list(op.free), fixed=fixed, x0=op.x,
+                             params=values, tol=op.tolerance)
+                if not other.success:
+                    continue  # the survey of the box names a failed trim
+                x_end = other.x
             for body, start, size in sorted(moving):
-                a, b0 = other.x[start:start + size], op.x[start:start + size]
+                a, b0 = x_end[start:start + size], op.x[start:start + size]
                 gap = float(np.max(np.abs(  # the rotation between them [rad], or Δq
                     log(multiply(conjugate(normalize(b0)), normalize(a))) if size == 4
                     else a - b0)))

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import control
 import numpy as np
 import scipy.linalg
 
 from ..exceptions import TitopError
+from ..robust.abcd import ABCD
 from ..robust.algebra import merge_blocks
 from ..robust.ops import uss
 from ..robust.uss import USS
@@ -67,38 +67,43 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
         raise AssemblyError(f"block outputs named more than once: {dup}")
     A, B, C, D, delta, params = _append(systems)
     ins = [s for b in systems for s in b.input_labels]  # an input name may repeat: one driver
-    unknown = ([s for s in inputs if s not in ins] + [s for s in outputs if s not in outs]
-               + [s for s in inputs if list(inputs).count(s) > 1])
+    # signal name -> position (first occurrence), for lookups linear in the number of signals
+    in_set, out_at = set(ins), {o: k for k, o in reversed(list(enumerate(outs)))}
+    inputs = list(inputs)
+    ext_at = {s: k for k, s in reversed(list(enumerate(inputs)))}
+    unknown = ([s for s in inputs if s not in in_set] + [s for s in outputs if s not in out_at]
+               + ([s for s in inputs if inputs.count(s) > 1] if len(ext_at) < len(inputs)
+                  else []))
     if unknown:
         raise AssemblyError(f"external signals not found in the blocks (or given twice): "
                             f"{sorted(set(unknown))}")
     external = set(inputs)
     sources: list[str] = []
+    src_at: dict[str, int] = {}
     for s in ins:
         src = aliases.get(s, s)
-        if s not in external and src not in sources:
+        if s not in external and src not in src_at:
+            src_at[src] = len(sources)
             sources.append(src)
-    missing = sorted({s for s in ins if s not in external and aliases.get(s, s) not in outs})
+    missing = sorted({s for s in ins if s not in external and aliases.get(s, s) not in out_at})
     if missing:
         raise AssemblyError(f"block inputs without a source (no output of that name): {missing}")
     # each block input is driven by one column: an external input or an internal source
-    drive = np.zeros((len(ins), len(inputs) + len(sources)))
-    for j, s in enumerate(ins):
-        k = (list(inputs).index(s) if s in external
-             else len(inputs) + sources.index(aliases.get(s, s)))
-        drive[j, k] = 1.0
+    drive = np.array([ext_at[s] if s in external else len(inputs) + src_at[aliases.get(s, s)]
+                      for s in ins], dtype=int)
     # close every internal connection on the LFT data directly (the Δ channels come first):
     # u_int = y_src, so with L = I − D[src, int] the closed system is the lower LFT with the
     # identity, solved by one LU factorisation
     nw, nz = delta.nw, delta.nz
-    Bd = np.hstack([B[:, :nw], B[:, nw:] @ drive])
-    Dd = np.hstack([D[:, :nw], D[:, nw:] @ drive])
+    n_drive = len(inputs) + len(sources)
+    Bd = np.hstack([B[:, :nw], _driven(B[:, nw:], drive, n_drive)])
+    Dd = np.hstack([D[:, :nw], _driven(D[:, nw:], drive, n_drive)])
     n_ext = len(inputs)
     ext_cols = np.r_[np.arange(nw), nw + np.arange(n_ext)].astype(int)
     int_cols = nw + n_ext + np.arange(len(sources))
-    out_rows = np.r_[np.arange(nz), nz + np.asarray([outs.index(o) for o in outputs],
+    out_rows = np.r_[np.arange(nz), nz + np.asarray([out_at[o] for o in outputs],
                                                      dtype=int)].astype(int)
-    src_rows = nz + np.asarray([outs.index(o) for o in sources], dtype=int)
+    src_rows = nz + np.asarray([out_at[o] for o in sources], dtype=int)
     if len(sources):
         L = np.eye(len(sources)) - Dd[np.ix_(src_rows, int_cols)]
         lu, piv = scipy.linalg.lu_factor(L, check_finite=True)
@@ -119,8 +124,26 @@ def connect(blocks: Sequence[Any], inputs: Sequence[str], outputs: Sequence[str]
     else:
         A2, B2, C2, D2 = A, Bd[:, ext_cols], C[out_rows], Dd[np.ix_(out_rows, ext_cols)]
     states = [x for b in systems for x in b.state_labels]
-    return USS(control.ss(A2, B2, C2, D2), delta, params,
-               inputs=list(inputs), outputs=list(outputs), states=states, name=name)
+    # the matrices straight into the USS (blocks and parameters merged consistently by
+    # _append): no python-control object on the way
+    return USS._new(ABCD(A2, B2, C2, D2), 0, delta, params, list(inputs), list(outputs),
+                    states, name)
+
+
+def _driven(X: np.ndarray, drive: np.ndarray, n: int) -> np.ndarray:
+    """``X @ P`` for the 0/1 matrix ``P`` (``len(drive)`` × ``n``) with one 1 per row, at
+    ``(j, drive[j])``: the columns of ``X`` summed by the signal that drives them."""
+    out = np.zeros((X.shape[0], n))
+    if not X.size:
+        return out
+    first = np.unique(drive, return_index=True)[1]  # each signal's first driven column
+    out[:, drive[first]] = X[:, first]
+    rest = np.ones(len(drive), dtype=bool)
+    rest[first] = False
+    rest = np.flatnonzero(rest)
+    if rest.size:  # a signal driving several inputs: their columns summed, in order
+        np.add.at(out.T, drive[rest], X[:, rest].T)
+    return out
 
 
 def _append(systems: Sequence[USS]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
@@ -171,9 +194,9 @@ def reorder_states(G: USS, states: Sequence[str]) -> USS:
     have = list(G.state_labels)
     if sorted(have) != sorted(states):
         raise AssemblyError(f"cannot reorder states {have} as {list(states)}")
-    perm = [have.index(s) for s in states]
-    M, delta = G.lftdata()
-    A, B, C, D = (np.asarray(a) for a in (M.A, M.B, M.C, M.D))
-    Mp = control.ss(A[np.ix_(perm, perm)], B[perm], C[:, perm], D)
-    return USS(Mp, delta, list(G.params.values()), inputs=G.input_labels,
-               outputs=G.output_labels, states=list(states), name=G.name)
+    at = {s: k for k, s in enumerate(have)}
+    perm = [at[s] for s in states]
+    A, B, C, D = G.abcd
+    return USS._new(ABCD(A[np.ix_(perm, perm)], B[perm], C[:, perm], D), G.dt, G.delta,
+                    list(G.params.values()), list(G.input_labels), list(G.output_labels),
+                    list(states), G.name)

@@ -196,12 +196,17 @@ class Survey:
         Model parameters whose ends (others nominal) move the equilibrium.
     vertices : bool
         Every vertex of the box was visited (the equilibrium moves).
+    ends : dict of (str, float) to ndarray
+        The trimmed state at each end of each model parameter, the others (and every
+        scheduled position) nominal: ``(name, value) -> x`` (reused by
+        :func:`~titop_lpv.linear.assemble_joints.refuse_moving_positions`).
     """
 
     points: int = 0
     moving: dict[str, tuple[float, float]] = field(default_factory=dict)
     movers: set[str] = field(default_factory=set)
     vertices: bool = False
+    ends: dict[tuple[str, float], np.ndarray] = field(default_factory=dict)
 
 
 def survey(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
@@ -294,6 +299,8 @@ def _trims(model: Model, op: OperatingPoint, params: Mapping[str, UReal],
         for n, i in wrench.items():
             seen[n].append(float(u[i]))
         off = [k for k in params if values.get(k) != params[k].nominal]
+        if len(off) == 1 and not any(values.get(k) != ranges[k][2] for k in scheduled):
+            out.ends[(off[0], float(values[off[0]]))] = np.array(x, dtype=float)
         moved = [n for n, i in watch.items()
                  if abs(x[i] - op.x[i]) > EQUILIBRIUM_RTOL * max(1.0, abs(op.x[i]))]
         moved += [n for n, i in wrench.items()

@@ -22,11 +22,14 @@ from ..analysis.trim import trim
 from ..exceptions import ParameterError, UnknownNameError
 from ..model.compiled import Model
 from ..names import resolve
+from ..robust.abcd import ABCD, lft_upper_abcd
 from ..robust.atoms import UReal, ureal
+from ..robust.evaluate import normalise
 from ..robust.lft import reduce as reduce_lft
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
 from .assemble import assemble, check_model
+from .assemble_joints import linear_state_names
 from .errors import BlockRouteError
 from .kinds import (
     EQUILIBRIUM_RTOL,
@@ -344,8 +347,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     inputs : sequence of str, optional
         Model inputs to keep (default: all).
     outputs : sequence of str, optional
-        Outputs to keep: model outputs (sensors) and state names (default: the model's
-        outputs).
+        Outputs to keep: model outputs (sensors) and state names of the linear model, the
+        attitude errors ``b_rx b_ry b_rz`` of spherical joints and quaternion bases
+        included (default: the model's outputs).
     params : mapping of str to float, optional
         Values of the other parameters, and the nominal values of the uncertain ones
         (default: the model's defaults).
@@ -363,7 +367,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         :func:`titop_lpv.trim` [m/s², rad/s²]; default 1e-10. A very stiff model (a loop
         closure of 1e6 N/m) may need a larger one.
     drop_integrators : bool, optional
-        Drop the floating base's position and Euler-angle states that nothing else depends
+        Drop the floating base's position and attitude states (Euler angles, or a
+        quaternion base's attitude error ``b_rx b_ry b_rz``) that nothing else depends
         on (pure integrators, as :func:`titop_lpv.linearize` does) and, with the default
         outputs, the outputs that read them (an output asked for by name that reads one is
         an error); both are listed in ``dropped_states`` and ``dropped_outputs``.
@@ -457,11 +462,14 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         kinds[name] = "equilibrium"
     ins = list(model.input_names) if inputs is None else [
         resolve(i, model.input_names, "input", context="inputs") for i in inputs]
+    # outputs: sensors, the linear model's states (attitude errors b_rx … of spherical
+    # joints and quaternion bases) and, for the hint of the assembly, quaternion components
     outs = list(model.output_names) if outputs is None else [
-        resolve(o, tuple(dict.fromkeys((*model.output_names, *model.state_names))), "output",
-                context="outputs") for o in outputs]
+        resolve(o, tuple(dict.fromkeys((*model.output_names, *linear_state_names(model),
+                                        *model.state_names))), "output", context="outputs")
+        for o in outputs]
     G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config,
-                 input_eq=loads)
+                 input_eq=loads, ends=found.ends)
     Gr, repeats = _reduce_checked(G)
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
@@ -481,7 +489,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
 
 def _drop_integrators(model: Model, G: USS, *, explicit: bool
                       ) -> tuple[USS, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Remove the base position and Euler-angle states nothing depends on (Δ channels
+    """Remove the base position and attitude states (Euler angles or attitude error)
+    nothing depends on (Δ channels
     included), and the outputs that read them (an error for outputs asked for by name, as
     :func:`titop_lpv.linearize`).
 
@@ -496,15 +505,16 @@ def _drop_integrators(model: Model, G: USS, *, explicit: bool
     A, B, C, D = (np.array(a, dtype=float) for a in (M.A, M.B, M.C, M.D))
     base = model.base_index
     names = list(G.state_labels)
-    candidates = [names.index(n) for n in model.state_names[base + 6:base + 12] if n in names]
+    linear = linear_state_names(model)  # a quaternion base's attitude error b_rx b_ry b_rz
+    candidates = [names.index(n) for n in linear[base + 6:base + 12] if n in names]
     nz = delta.nz
     # A(Δ) and C(Δ) at the nominal values and seeded points of the box: zeroing a state's
     # column of C_z changes only that state's columns of them
     rng = np.random.default_rng(1)
     points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in G.params} for _ in range(4)]
-    evaluated = [G.at_delta(d) for d in points]
-    As = [np.asarray(S.A, dtype=float) for S in evaluated]
-    Cs = [np.asarray(S.C, dtype=float) for S in evaluated]
+    evaluated = [_at_delta(G, d) for d in points]
+    As = [S.A for S in evaluated]
+    Cs = [S.C for S in evaluated]
     scale = max(1.0, *(float(np.max(np.abs(a), initial=0.0)) for a in As))
     cscale = max(1.0, *(float(np.max(np.abs(c), initial=0.0)) for c in Cs))
     drop = [k for k in candidates
@@ -541,19 +551,34 @@ def _reduce_checked(G: USS) -> tuple[USS, dict[str, tuple[int, int]]]:
     rng = np.random.default_rng(0)
     names = list(G.params)
     points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in names} for _ in range(4)]
-    reference = [_matrices(G.at_delta(d)) for d in points]
+    reference = [_matrices(_at_delta(G, d)) for d in points]
     scale = max(1.0, *(float(np.max(np.abs(m), initial=0.0)) for m in reference))
     for tol in REDUCTION_TOLERANCES:
         Gr, repeats = reduce_lft(G, tol=tol)
         if set(Gr.params) == set(names):
-            got = [_matrices(Gr.at_delta(d)) for d in points]
+            got = [_matrices(_at_delta(Gr, d)) for d in points]
         else:  # a parameter dropped: compare with it at its nominal value
-            got = [_matrices(Gr.at_delta({k: v for k, v in d.items() if k in Gr.params}))
+            got = [_matrices(_at_delta(Gr, {k: v for k, v in d.items() if k in Gr.params}))
                    for d in points]
         gap = max(float(np.max(np.abs(a - b), initial=0.0)) for a, b in zip(got, reference))
         if gap <= REDUCTION_RTOL * scale:
             return Gr, repeats
     return G, {b.name: (b.repeats, b.repeats) for b in G.delta}
+
+
+def _at_delta(G: USS, values: Mapping[str, float]) -> ABCD:
+    """The matrices of ``G.at_delta(values)`` (real blocks at normalised values), the same
+    computation without building a python-control system."""
+    deltas = normalise(G, values, physical=False)
+    blocks = G.delta.blocks
+    if all(b.kind == "real" and b.rows == b.cols == 1 for b in blocks):  # Δ = diag(δ_k I)
+        Delta = np.diag(np.repeat([float(deltas[b.name]) for b in blocks],
+                                  [b.repeats for b in blocks]))
+    else:
+        Delta = G.delta.matrix(deltas)
+    R = lft_upper_abcd(G.abcd, Delta,
+                       what=f"{G.name or 'the uncertain system'} at the given values")
+    return ABCD(*(np.real(M) for M in R))
 
 
 def _matrices(S: Any) -> np.ndarray:

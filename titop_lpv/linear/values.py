@@ -21,6 +21,7 @@ from typing import Any, Union
 import numpy as np
 
 from ..exceptions import ShapeError
+from ..robust.abcd import static_abcd
 from ..robust.algebra import merge_blocks
 from ..robust.atoms import UReal
 from ..robust.uss import USS
@@ -79,7 +80,11 @@ def _lft(parts: Sequence[USS], M11: np.ndarray, M12: np.ndarray, M21: np.ndarray
     wperm, zperm, delta, params = merge_blocks([G.delta for G in parts],
                                                [G.params for G in parts])
     M = np.block([[M11[np.ix_(zperm, wperm)], M12[zperm]], [M21[:, wperm], M22]])
-    return USS(M, delta, params)
+    # as USS(M, delta, params) (a static matrix, generic signal names), without its checks:
+    # merge_blocks matched the blocks and parameters
+    n_u, n_y = M.shape[1] - delta.nw, M.shape[0] - delta.nz
+    return USS._new(static_abcd(M), None, delta, params, [f"u[{i}]" for i in range(n_u)],
+                    [f"y[{i}]" for i in range(n_y)], [], None)
 
 
 def _sum(terms: Sequence[USS], const: np.ndarray | None) -> USS:

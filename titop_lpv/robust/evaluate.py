@@ -23,7 +23,8 @@ from .blocks import UncertaintyError
 from .checks import check_count, check_finite, check_seed, numeric_array
 from .system import LFTSystem
 
-__all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "vertices"]
+__all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "statespace",
+           "vertices"]
 
 
 @dataclass(frozen=True)
@@ -233,8 +234,79 @@ def evaluate(G: LFTSystem, deltas: Mapping[str, Any]) -> Any:
     if any(np.iscomplexobj(M) and np.any(np.imag(M) != 0) for M in R):
         return ComplexStateSpace(*R, dt, tuple(G.input_labels), tuple(G.output_labels),
                                  tuple(states), G.name)
-    return control.ss(*(np.real(M) for M in R), dt, inputs=G.input_labels,
+    return statespace(*(np.real(M) for M in R), dt, inputs=G.input_labels,
                       outputs=G.output_labels, states=states, name=G.name)
+
+
+_PLACEHOLDER = "_placeholder_input"
+
+
+def statespace(A: Any, B: Any, C: Any, D: Any, dt: Any = 0, *, inputs: Sequence[str],
+               outputs: Sequence[str], states: Sequence[str],
+               name: str | None = None) -> control.StateSpace:
+    """``control.ss`` with named signals, also without inputs or outputs.
+
+    python-control 0.10.2 (its issue #1176) turns a ``(1, 0)`` matrix into ``(0, 0)``
+    before checking the shapes, so it refuses a system without inputs that has one output
+    (``D`` is 1×0) or one state (``B`` is 1×0). Such a system is built with one placeholder
+    input (zero columns of ``B`` and ``D``) which is then removed (``set_inputs([])``, the
+    true empty ``B`` and ``D`` put back); the shapes and names are checked. Responses, poles
+    and frequency responses work on the result.
+
+    Parameters
+    ----------
+    A, B, C, D : array_like
+        Real matrices, ``(n_x, n_x)``, ``(n_x, n_u)``, ``(n_y, n_x)``, ``(n_y, n_u)``.
+    dt : None, 0, True or float, optional
+        python-control timebase.
+    inputs, outputs, states : sequence of str
+        Signal names, ``n_u``, ``n_y`` and ``n_x`` of them.
+    name : str, optional
+        System name.
+
+    Returns
+    -------
+    control.StateSpace
+
+    Raises
+    ------
+    ShapeError
+        Matrices that do not fit the names, or a system python-control cannot hold even so
+        (no state, no input and one output).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = statespace(-np.eye(1), np.zeros((1, 0)), np.ones((1, 1)), np.zeros((1, 0)),
+    ...                inputs=[], outputs=["y"], states=["x"])
+    >>> S.ninputs, S.noutputs, S.nstates
+    (0, 1, 1)
+    """
+    A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))
+    n_x, n_u, n_y = len(states), len(inputs), len(outputs)
+    if (A.shape, B.shape, C.shape, D.shape) != ((n_x, n_x), (n_x, n_u), (n_y, n_x), (n_y, n_u)):
+        raise ShapeError(f"state-space shapes A {A.shape}, B {B.shape}, C {C.shape}, "
+                         f"D {D.shape} do not match {n_x} states, {n_u} inputs and {n_y} "
+                         "outputs")
+    names = {"inputs": list(inputs), "outputs": list(outputs), "states": list(states)}
+    if not (n_u == 0 and (n_x == 1 or n_y == 1)):
+        return control.ss(A, B, C, D, dt, name=name, **names)
+    if n_x == 0:
+        raise ShapeError(f"{name or 'the system'}: python-control {control.__version__} "
+                         f"cannot hold a system with no state, no input and one output "
+                         f"({outputs[0]!r}): keep an input or a second output")
+    sys = control.ss(A, np.zeros((n_x, 1)), C, np.zeros((n_y, 1)), dt, name=name,
+                     inputs=[_PLACEHOLDER], outputs=names["outputs"], states=names["states"])
+    sys.set_inputs([])
+    sys.B, sys.D = B.reshape(n_x, 0), D.reshape(n_y, 0)
+    if (sys.ninputs, sys.B.shape, sys.D.shape, list(sys.input_labels)) != (0, B.shape,
+                                                                           D.shape, []) \
+            or list(sys.state_labels) != names["states"] \
+            or list(sys.output_labels) != names["outputs"]:
+        raise ShapeError(f"python-control {control.__version__}: the workaround for a system "
+                         "with no input and one output or state (its issue #1176) did not "
+                         "give the expected shapes")
+    return sys
 
 
 def grid(G: LFTSystem, values: Mapping[str, Sequence[Any]]) -> np.ndarray:
