@@ -8,8 +8,11 @@ arrays included) and ``resource.getrusage`` (the process's maximum resident set)
    with its parts (``System.from_dict``, validation, ``Model()``, the reference
    evaluation) at the largest size;
 2. one right-hand side: time per call and per body, ``model.dynamics(0, x)`` (the
-   one-state route that ``simulate`` takes) and ``kernel.run`` (the general route, with
-   the thread's kept work arrays): flat per-body cost means O(n);
+   one-state route that ``simulate`` takes: from 1000 bodies on, the kernel on the thread's
+   kept work arrays), ``kernel.run`` (the general route, with the same kept arrays) and
+   the kernel variant that allocates its work arrays on every call (what the one-state
+   route ran at every size before: page faults above 10⁴ bodies): flat per-body cost
+   means O(n);
 3. the 100 002-d.o.f. system (33 334 bodies): load, then RK4 at Δt = 1 ms for ``--span``
    s (``outputs=[]``: the states only, every 10 ms): time, peak memory, the quaternion
    norms and the energy drift (the system is conservative), extrapolated linearly to 1 s;
@@ -67,16 +70,18 @@ def load(n: int) -> tuple[tl.Model, float]:
 def load_parts(n: int) -> str:
     """The load of ``n`` bodies split into its parts [s]."""
     from titop_lpv.model.compiled import Model, reference_check
+    from titop_lpv.model.records import gc_paused
     from titop_lpv.model.validate import check
 
     data = branch_system(n)
     t0 = time.perf_counter()
     system = tl.System.from_dict(data)
     t1 = time.perf_counter()
-    plan = check(system)
-    t2 = time.perf_counter()
-    model = Model(system, plan)
-    t3 = time.perf_counter()
+    with gc_paused():  # as compile_system
+        plan = check(system)
+        t2 = time.perf_counter()
+        model = Model(system, plan)
+        t3 = time.perf_counter()
     reference_check(model)
     t4 = time.perf_counter()
     return (f"from_dict {t1 - t0:.2f} s, validation {t2 - t1:.2f} s, Model() {t3 - t2:.2f} s, "
@@ -84,10 +89,11 @@ def load_parts(n: int) -> str:
 
 
 def scale_table(sizes: list[int]) -> None:
+    from titop_lpv.model.call_path import kernel_entry_point
     from titop_lpv.multibody import kernel
 
     print(f"{'bodies':>8} {'d.o.f.':>8} {'load [s]':>9} {'rhs [ms]':>9} {'per body [us]':>14} "
-          f"{'run [us/body]':>14}")
+          f"{'run [us/body]':>14} {'alloc [us/body]':>16}")
     for n in sizes:
         model, t_load = load(n)
         x = model.default_state()
@@ -97,8 +103,12 @@ def scale_table(sizes: list[int]) -> None:
         X, U = x[None].copy(), np.zeros((1, 0))
         kernel.run(data, X, U)
         t_run = best_time(lambda d=data, X=X, U=U: kernel.run(d, X, U))
+        args = tuple(data.args)
+        alloc = kernel_entry_point((X, U, *args, np.zeros(X.shape)))  # allocating variant
+        t_alloc = np.nan if alloc is None else best_time(
+            lambda f=alloc, X=X, U=U, a=args: f(X, U, *a, np.zeros(X.shape)))
         print(f"{n:8d} {3 * n:8d} {t_load:9.2f} {1e3 * t_rhs:9.2f} {1e6 * t_rhs / n:14.3f} "
-              f"{1e6 * t_run / n:14.3f}", flush=True)
+              f"{1e6 * t_run / n:14.3f} {1e6 * t_alloc / n:16.3f}", flush=True)
         del model, data
     print(f"  load of {sizes[-1]} bodies: {load_parts(sizes[-1])}", flush=True)
 

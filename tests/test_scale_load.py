@@ -6,6 +6,7 @@ import copy
 import importlib.util
 from pathlib import Path
 
+import models
 import numpy as np
 import pytest
 
@@ -181,3 +182,33 @@ def test_load_leaves_the_garbage_collector_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_joint_index_maps_name_the_joint_states(seed):
+    """``q_index``/``qd_index`` (laid out from running state offsets when compiling) point at
+    each joint's first position and velocity state, on trees mixing every joint kind."""
+    from test_single_call import mixed_tree
+
+    from titop_lpv.multibody.joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
+
+    first = {REVOLUTE: ("q", "qd"), PRISMATIC: ("q", "qd"), SPHERICAL: ("qw", "wx"),
+             UNIVERSAL: ("q1", "qd1")}
+    desc = mixed_tree(seed)
+    desc["bodies"][-1]["joint"] = {"type": "weld"}
+    for model in (tl.load_model(desc), tl.load_model(models.random_tree(seed, 6, "fixed"))):
+        kinds = set()
+        for i, body in enumerate(model.body_names):
+            kind = int(model.kind[i])
+            kinds.add(kind)
+            if kind in first:
+                assert model.state_names[model.q_index[i]] == f"{body}_{first[kind][0]}"
+                assert model.state_names[model.qd_index[i]] == f"{body}_{first[kind][1]}"
+            else:
+                assert model.q_index[i] == -1 and model.qd_index[i] == -1
+        if model.kind[0] == FREE:
+            assert model.state_names[model.base_index] == f"{model.body_names[0]}_vx"
+        units = model.unit_table
+        assert all(name in units for name in (*model.state_names, *model.input_names,
+                                              *model.output_names))
+    assert len(kinds) >= 2

@@ -193,3 +193,34 @@ def test_cache_is_bounded_pickles_and_is_thread_safe(balloon):
     for t in threads:
         t.join()
     assert not errors
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_work_array_route_is_bit_identical_and_thread_safe(name, monkeypatch):
+    """The route of large models (the kernel on the calling thread's kept work arrays),
+    forced on small ones: the general route's numbers bit for bit, from several threads."""
+    monkeypatch.setattr(call_path, "WORK_ARRAYS_BODIES", 1)
+    model = MODELS[name]()
+    rng = np.random.default_rng(11)
+    xs = _states(model, rng, 8)
+    pv = model.param_vector(None) * (1.0 + 0.01 * rng.uniform(size=len(model.param_names)))
+    for _ in range(2):  # the general route runs the work-array kernel from its second call
+        forward_dynamics(model, xs[0], None, pv, backend="compiled")
+    refs = [forward_dynamics(model, x, None, pv, backend="compiled") for x in xs]
+    for x, ref in zip(xs, refs):
+        assert np.array_equal(model.dynamics(0.0, x, None, pv), ref)
+    (entry,) = model._single_call.entries.values()
+    assert entry[2] == len(model.body_names)  # the work-array entry point serves the calls
+    errors = []
+
+    def work(seed):
+        for k in np.random.default_rng(seed).integers(len(xs), size=100):
+            if not np.array_equal(model.dynamics(0.0, xs[k], None, pv), refs[k]):
+                errors.append(k)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

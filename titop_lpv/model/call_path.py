@@ -19,12 +19,18 @@ a kernel call of about 5.5 µs (of which about 1.7 µs is numba unboxing the arg
    keyed by the vector's bytes; a vector the checks refuse raises there, and is never
    cached;
 3. the kernel runs through the entry point of its compiled specialisation, without numba's
-   type dispatch; a status other than success (a NaN or infinite derivative, a joint with
-   zero apparent inertia) returns None, and the general route evaluates again and raises its
-   error, naming the state or body at fault.
+   type dispatch: for a model of :data:`WORK_ARRAYS_BODIES` bodies or more, the variant
+   that takes its per-body work arrays from the caller, with the calling thread's kept
+   arrays (:func:`titop_lpv.multibody.kernel.workspace`: no fresh memory to fault in on
+   every call, which doubled the cost of a call above 10⁴ bodies); below, the variant that
+   allocates them (cheaper than the lookup of the thread's arrays); a status other than
+   success (a NaN or infinite derivative, a joint with zero apparent inertia) returns None,
+   and the general route evaluates again and raises its error, naming the state or body at
+   fault.
 
-The result is the very same machine code on the very same arguments: bit-identical to the
-general route.
+The result is the same compiled recursion on the same arguments (the general route, too,
+runs the work-array variant on the thread's kept arrays): bit-identical to the general
+route.
 """
 
 from __future__ import annotations
@@ -37,9 +43,10 @@ import numpy as np
 from ..multibody import kernel
 from ..multibody.tree import Tree
 
-__all__ = ["CACHE_SIZE", "SingleCall", "kernel_entry_point"]
+__all__ = ["CACHE_SIZE", "WORK_ARRAYS_BODIES", "SingleCall", "kernel_entry_point"]
 
 CACHE_SIZE = 8  # distinct parameter vectors whose kernel arguments are kept
+WORK_ARRAYS_BODIES = 1000  # from this size on, the kernel runs on the thread's kept arrays
 _F64 = np.dtype(np.float64)
 _OK = -1  # status of a kernel run that succeeded
 
@@ -95,23 +102,27 @@ class SingleCall:
         names that the model's checks refuse (by :meth:`Tree.physics`, the first time a
         parameter vector is seen).
     entries : dict
-        The cache: bytes of a parameter vector -> (entry point, kernel arguments).
+        The cache: bytes of a parameter vector -> (entry point, kernel arguments, number of
+        bodies of the work arrays the entry point takes, or 0 when it allocates them).
+        :data:`WORK_ARRAYS_BODIES` is read when the model is built.
     """
 
-    __slots__ = ("_defaults", "_lock", "_pindex", "entries", "route")
+    __slots__ = ("_defaults", "_lock", "_pindex", "_work_bodies", "entries", "route")
 
     def __init__(self, model: Tree):
         self._pindex = {name: k for k, name in enumerate(model.param_names)}
         self._defaults = np.array(model.param_defaults, dtype=float)
         self._lock = threading.Lock()
-        self.entries: dict[bytes, tuple[Any, tuple[Any, ...]]] = {}
+        self.entries: dict[bytes, tuple[Any, tuple[Any, ...], int]] = {}
         entries = self.entries
         shape_x, shape_u = (model.n_states,), (model.n_inputs,)
         shape_p = (len(model.param_names),)
         out_shape = (1, model.n_states)
         zero_u = np.zeros((1, model.n_inputs))  # u = None; the kernel reads inputs only
         default: list[Any] = [None]
-        ndarray, f64, zeros = np.ndarray, _F64, np.zeros
+        ndarray, f64, zeros, workspace = np.ndarray, _F64, np.zeros, kernel.workspace
+        self._work_bodies = (len(model.body_names)
+                             if len(model.body_names) >= WORK_ARRAYS_BODIES else 0)
 
         def route(model: Tree, x: Any, u: Any, params: Any) -> np.ndarray | None:
             if type(x) is not ndarray or x.dtype is not f64 or x.shape != shape_x \
@@ -143,7 +154,11 @@ class SingleCall:
             if entry is None:
                 return None
             xdot = zeros(out_shape)
-            if entry[0](x[None], U, *entry[1], xdot) != _OK:
+            if entry[2]:  # the kernel on this thread's kept work arrays
+                status = entry[0](x[None], U, *entry[1], xdot, *workspace(entry[2], f64))
+            else:
+                status = entry[0](x[None], U, *entry[1], xdot)
+            if status != _OK:
                 return None  # the general route evaluates again and raises the named error
             return xdot[0]
 
@@ -163,17 +178,27 @@ class SingleCall:
         return pv
 
     def _build(self, model: Tree, params: Any, x: np.ndarray, U: np.ndarray
-               ) -> tuple[Any, tuple[Any, ...]] | None:
+               ) -> tuple[Any, tuple[Any, ...], int] | None:
         """Kernel arguments and entry point for ``params`` (checked by
-        :meth:`Tree.physics`), or None while the kernel is not compiled for them."""
+        :meth:`Tree.physics`), or None while the kernel is not compiled for them; for a
+        large model, the entry point of the variant on kept work arrays when it is compiled
+        or in numba's disk cache (else the allocating one)."""
         ph = model.physics(params)
         data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
         args = tuple(data.args)
         X = x.reshape(1, -1)
         entry_point = kernel_entry_point((X, U, *args, np.zeros(X.shape)))
-        return None if entry_point is None else (entry_point, args)
+        if entry_point is None:
+            return None
+        n = self._work_bodies
+        if n:
+            work = kernel.work_entry_point((X, U, *args, np.zeros(X.shape),
+                                            *kernel.workspace(n, _F64)))
+            if work is not None:
+                return work, args, n
+        return entry_point, args, 0
 
-    def _store(self, key: bytes, entry: tuple[Any, tuple[Any, ...]]) -> None:
+    def _store(self, key: bytes, entry: tuple[Any, tuple[Any, ...], int]) -> None:
         with self._lock:
             if len(self.entries) >= CACHE_SIZE:
                 self.entries.pop(next(iter(self.entries)))

@@ -50,13 +50,9 @@ from .description import (
     Weld,
 )
 from .joint_leaves import EXTRA_SLOTS, joint_leaves
-from .signals import (
-    BASE_QUATERNION_STATES,
-    BASE_STATES,
-    SPHERICAL_STATES,
-    UNIVERSAL_STATES,
-    signal_names,
-)
+from .layout import Slots, j_attitude, signal_units
+from .records import gc_paused
+from .signals import signal_names
 from .validate import Plan, check
 
 __all__ = ["NUMPY_CHECK_BODIES", "Model", "compile_system", "reference_check"]
@@ -66,48 +62,13 @@ NUMPY_CHECK_BODIES = 300  # models up to this size are also checked by the numpy
 _KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC,
          Spherical: SPHERICAL, Universal: UNIVERSAL}
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-
-
-def j_attitude(body: Any) -> str:
-    """The attitude states of a floating base: ``"euler"`` or ``"quaternion"``."""
-    return str(getattr(body.joint, "attitude", "euler"))
-
-
-class _Slots:
-    """Flat vector of numeric leaves: constants or parameter references."""
-
-    def __init__(self, param_names: tuple[str, ...]):
-        self.pindex = {n: i for i, n in enumerate(param_names)}
-        self.const: list[float] = []
-        self.param: list[int] = []
-        self.cache: dict[tuple[Any, ...], list[int]] = {}  # vector of leaves -> its slots
-
-    def add(self, leaf: Any) -> int:
-        """Slot of one leaf (shared with every identical leaf, as :meth:`vec`)."""
-        return self.vec((leaf,))[0]
-
-    def vec(self, values: Any) -> list[int]:
-        """Slots of a vector of leaves; identical vectors share their slots (read-only data:
-        the numbers 0.0 and -0.0 count as identical)."""
-        key = tuple(values)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return hit
-        start = len(self.const)
-        const, param, pindex = self.const, self.param, self.pindex
-        for v in key:
-            if isinstance(v, str):
-                const.append(0.0)
-                param.append(pindex[v])
-            else:
-                const.append(float(v))
-                param.append(-1)
-        idx = list(range(start, len(const)))
-        self.cache[key] = idx
-        return idx
-
-    def mat(self, rows: Any) -> list[list[int]]:
-        return [self.vec(r) for r in rows]
+_Z_AXIS = (0.0, 0.0, 1.0)
+_AXIS = {REVOLUTE: "axis", PRISMATIC: "axis", UNIVERSAL: "axis2"}  # joint attribute
+_SCALARS = (("k", "stiffness"), ("d", "damping"), ("rest", "rest"), ("q0", "q0"),
+            ("qd0", "qd0"))
+# states per joint, and the offset of the first velocity state from the first state
+_N_STATES = {REVOLUTE: 2, PRISMATIC: 2, SPHERICAL: 7, UNIVERSAL: 4, WELD: 0}
+_QD_OFFSET = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 4, UNIVERSAL: 2}
 
 
 class Model(Tree):
@@ -143,56 +104,65 @@ class Model(Tree):
         names = tuple(b.name for b in bodies)
         bindex = {n: i for i, n in enumerate(names)}
         param_names = tuple(s.parameters)
-        slots = _Slots(param_names)
+        slots = Slots(param_names)
 
         parent = [bindex[plan.parent[b.name]] if plan.parent[b.name] else -1 for b in bodies]
         kind = [_KIND[type(b.joint)] for b in bodies]
         states, inputs, named_outputs = (plan.signals if plan.signals is not None else
                                          signal_names(bodies, list(s.inputs), list(s.outputs)))
-        sindex = {nm: k for k, nm in enumerate(states)}
         iindex = {nm: k for k, nm in enumerate(inputs)}
-        first_q = {REVOLUTE: ("q", "qd"), PRISMATIC: ("q", "qd"), SPHERICAL: ("qw", "wx"),
-                   UNIVERSAL: ("q1", "qd1")}
-        q_idx = [sindex[f"{b.name}_{first_q[kind[i]][0]}"] if kind[i] in first_q else -1
-                 for i, b in enumerate(bodies)]
-        qd_idx = [sindex[f"{b.name}_{first_q[kind[i]][1]}"] if kind[i] in first_q else -1
-                  for i, b in enumerate(bodies)]
-        tau_col = [iindex.get(f"{b.name}_tau", -1) if kind[i] in (REVOLUTE, PRISMATIC) else -1
-                   for i, b in enumerate(bodies)]
-        qdd_col = [iindex.get(f"{b.name}_qdd", -1) if kind[i] in (REVOLUTE, PRISMATIC) else -1
-                   for i, b in enumerate(bodies)]
-        base = sindex[f"{bodies[0].name}_vx"] if kind and kind[0] == FREE else -1
+        base = states.index(f"{bodies[0].name}_vx") if kind and kind[0] == FREE else -1
         base0: list[int] = []
         zero3 = slots.vec((0.0, 0.0, 0.0))
+        zero33 = [zero3, zero3, zero3]
+        q_idx, qd_idx, tau_col, qdd_col = [], [], [], []
         i_mass, i_inertia, i_com, i_off, i_rot, i_axis = [], [], [], [], [], []
-        i_scalar: dict[str, list[int]] = {k: [] for k in ("k", "d", "rest", "q0", "qd0")}
+        i_scalar: dict[str, list[int]] = {k: [] for k, _ in _SCALARS}
+        scalars = [(i_scalar[k], attr) for k, attr in _SCALARS]
         i_extra: list[list[int]] = []
         points: dict[tuple[str, str], list[int]] = {}
+        add, vec, mat = slots.add, slots.vec, slots.mat
+        plan_parent, plan_port = plan.parent, plan.parent_port
+        offset = 0  # of the body's first state
         for i, b in enumerate(bodies):
-            j = b.joint
-            i_mass.append(slots.add(b.mass))
-            i_inertia.append(slots.mat(b.inertia) if b.inertia is not None
-                             else [zero3, zero3, zero3])
-            i_com.append(slots.vec(b.com))
-            points[(b.name, "origin")] = zero3
-            points[(b.name, "com")] = i_com[-1]
-            for port, vec in b.ports.items():
-                points[(b.name, port)] = slots.vec(vec)
-            pp = plan.parent_port[b.name]
-            i_off.append(points[(plan.parent[b.name], pp)] if parent[i] >= 0 else zero3)
+            j, k_i, name = b.joint, kind[i], b.name
+            if k_i == FREE:
+                offset += 13 if j_attitude(b) == "quaternion" else 12
+                q_idx.append(-1)
+                qd_idx.append(-1)
+            else:
+                q_idx.append(offset if k_i != WELD else -1)
+                qd_idx.append(offset + _QD_OFFSET[k_i] if k_i != WELD else -1)
+                offset += _N_STATES[k_i]
+            one_dof = k_i == REVOLUTE or k_i == PRISMATIC
+            tau_col.append(iindex.get(f"{name}_tau", -1) if one_dof else -1)
+            qdd_col.append(iindex.get(f"{name}_qdd", -1) if one_dof else -1)
+            i_mass.append(add(b.mass))
+            inertia = b.inertia
+            i_inertia.append(mat(inertia) if inertia is not None else zero33)
+            com = vec(b.com)
+            i_com.append(com)
+            points[(name, "origin")] = zero3
+            points[(name, "com")] = com
+            for port, pvec in b.ports.items():
+                points[(name, port)] = vec(pvec)
+            i_off.append(points[(plan_parent[name], plan_port[name])] if parent[i] >= 0
+                         else zero3)
             rot = getattr(j, "rotation", None)
-            i_rot.append(slots.mat(rot if rot is not None else _IDENTITY))
-            axis = {REVOLUTE: "axis", PRISMATIC: "axis", UNIVERSAL: "axis2"}.get(kind[i])
-            i_axis.append(slots.vec(getattr(j, axis) if axis else (0.0, 0.0, 1.0)))
+            i_rot.append(mat(rot if rot is not None else _IDENTITY))
+            axis = _AXIS.get(k_i)
+            i_axis.append(vec(getattr(j, axis) if axis else _Z_AXIS))
             first, extra = joint_leaves(j)
-            for key, attr in (("k", "stiffness"), ("d", "damping"), ("rest", "rest"),
-                              ("q0", "q0"), ("qd0", "qd0")):
-                i_scalar[key].append(slots.add(first.get(attr, getattr(j, attr, 0.0))))
-            i_extra.append(slots.vec(extra))
-            if kind[i] == FREE:  # initial conditions in state order: v0, w0, position0, (φ, θ, ψ)
+            for column, attr in scalars:
+                column.append(add(first.get(attr, getattr(j, attr, 0.0))))
+            i_extra.append(vec(extra))
+            if k_i == FREE:  # initial conditions in state order: v0, w0, position0, (φ, θ, ψ)
                 e = j.euler0
                 attitude = (j.q0 if j.attitude == "quaternion" else (e[2], e[1], e[0]))
-                base0 = slots.vec((*j.v0, *j.w0, *j.position0, *attitude))
+                base0 = vec((*j.v0, *j.w0, *j.position0, *attitude))
+        if offset != len(states):  # the state layout of signal_names, checked
+            raise ModelError(f"internal: {offset} states laid out, {len(states)} named",
+                             name=s.name)
 
         n_taus = sum(t >= 0 for t in tau_col)
         w_body = [bindex[item.body] for item in s.inputs]
@@ -240,35 +210,7 @@ class Model(Tree):
             out_spec.append((out.type, bindex[out.body], points[(out.body, out.point)],
                              out.frame == "body", slice(start, len(outputs))))
 
-        units: dict[str, str] = {}
-        for i, b in enumerate(bodies):
-            lin = kind[i] == PRISMATIC
-            if kind[i] == FREE:
-                quat = j_attitude(b) == "quaternion"
-                units.update({f"{b.name}_{q}": u for q, u in zip(
-                    BASE_QUATERNION_STATES if quat else BASE_STATES,
-                    ["m/s"] * 3 + ["rad/s"] * 3 + ["m"] * 3 + ([""] * 4 if quat else ["rad"] * 3))})
-            elif kind[i] == SPHERICAL:
-                units.update({f"{b.name}_{q}": u for q, u in zip(
-                    SPHERICAL_STATES, [""] * 4 + ["rad/s"] * 3)})
-            elif kind[i] == UNIVERSAL:
-                units.update({f"{b.name}_{q}": u for q, u in zip(
-                    UNIVERSAL_STATES, ["rad"] * 2 + ["rad/s"] * 2)})
-            elif kind[i] != WELD:
-                units.update({f"{b.name}_q": "m" if lin else "rad",
-                              f"{b.name}_qd": "m/s" if lin else "rad/s",
-                              f"{b.name}_qdd": "m/s^2" if lin else "rad/s^2",
-                              f"{b.name}_tau": "N" if lin else "N m"})
-        units.update({nm: ("N" if nm[-2] == "F" else "N m") for nm in inputs if nm[-2:-1] in "FT"
-                      and nm[-1] in "xyz"})
-        for typ, b_i, _p, _f, sl in out_spec:
-            lin = kind[b_i] == PRISMATIC
-            unit = {"tau": "N" if lin else "N m", "q": "m" if lin else "rad",
-                    "qd": "m/s" if lin else "rad/s",
-                    "qdd": "m/s^2" if lin else "rad/s^2", "position": "m", "attitude": "rad",
-                    "velocity": "m/s", "angular_velocity": "rad/s",
-                    "acceleration": "m/s^2"}[typ]
-            units.update({nm: unit for nm in outputs[sl]})
+        units = signal_units(bodies, kind, states, inputs, out_spec, outputs)
         param_defs = list(s.parameters.values())
         source = copy.copy(s)  # a snapshot (its records are frozen): later edits of the
         for key in ("bodies", "loads", "loops", "inputs", "outputs"):  # System do not leak
@@ -539,8 +481,9 @@ def compile_system(system: Description) -> Model:
         Every problem of the description, joints whose apparent inertia vanishes, or
         dynamics that cannot be evaluated or are not finite at the default state.
     """
-    plan = check(system)
-    model = Model(system, plan)
+    with gc_paused():  # some ten objects per body, none of them garbage
+        plan = check(system)
+        model = Model(system, plan)
     reference_check(model)
     return model
 

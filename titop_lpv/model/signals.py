@@ -16,6 +16,7 @@ from collections import Counter
 from ..multibody.joints import SPHERICAL, UNIVERSAL
 from ..multibody.tables import JOINT_TORQUE_INPUTS
 from .description import Body, Free, Output, WrenchInput
+from .records import make
 
 __all__ = ["BASE_QUATERNION_STATES", "BASE_STATES", "JOINT_SENSORS", "SPHERICAL_INPUTS",
            "SPHERICAL_STATES", "UNIVERSAL_INPUTS", "UNIVERSAL_STATES", "WRENCH_INPUTS",
@@ -40,13 +41,14 @@ SUFFIX = {
 def default_outputs(bodies: list[Body]) -> list[Output]:
     """The configuration, what the paper plots: base position and attitude, joint angles."""
     specs: list[Output] = []
-    for b in bodies:
+    for b in bodies:  # records.make: Output(type, body) without the dataclass __init__
         if isinstance(b.joint, Free):
-            specs += [Output("position", b.name), Output("attitude", b.name)]
+            specs += [make(Output, {"type": "position", "body": b.name}, frozen=True),
+                      make(Output, {"type": "attitude", "body": b.name}, frozen=True)]
         elif b.joint.dof == 1:
-            specs.append(Output("q", b.name))
+            specs.append(make(Output, {"type": "q", "body": b.name}, frozen=True))
         elif b.joint.type == "spherical":
-            specs.append(Output("attitude", b.name))
+            specs.append(make(Output, {"type": "attitude", "body": b.name}, frozen=True))
     return specs
 
 
@@ -173,6 +175,8 @@ def collisions(states: list[str], inputs: list[str], outputs: list[str]) -> list
     """
     problems = []
     for what, sig in (("state", states), ("input", inputs), ("output", outputs)):
+        if len(set(sig)) == len(sig):  # every name distinct: no count needed
+            continue
         dup = sorted(name for name, count in Counter(sig).items() if count > 1)
         if dup:
             problems.append(f"{what} names collide: {dup} (rename a body, port or output)")

@@ -576,3 +576,25 @@ def load_cached(dtype: Any, args: tuple[Any, ...]) -> bool:
         return False
     dispatcher.compile(sig)  # found: load it through the dispatcher (a cache hit, no compile)
     return True
+
+
+def work_entry_point(args: tuple[Any, ...]) -> Any:
+    """Entry point of the kernel on caller-given work arrays (:func:`workspace`), or None.
+
+    Parameters
+    ----------
+    args : tuple
+        Every argument of that kernel as :func:`run` passes them (states (1, n_x) first).
+
+    Returns
+    -------
+    callable or None
+        numba's ``entry_point`` (no type dispatch) if compiled or in numba's disk cache."""
+    try:  # None before the first run() (not compiled) or if numba's internals changed
+        sig = tuple(_forward_work.typeof_pyval(a) for a in args)
+        if sig not in _forward_work.overloads and _forward_work._cache.load_overload(
+                sig, _forward_work.targetctx) is not None:
+            _forward_work.compile(sig)  # a disk-cache hit: loaded, not compiled
+        return getattr(_forward_work.overloads.get(sig), "entry_point", None)
+    except Exception:
+        return None
