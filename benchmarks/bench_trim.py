@@ -6,11 +6,14 @@ trim (``nfev``), Hessians actually computed (with the closed form, each accepted
 gradient and Hessian come from one sweep, counted once), wall time of the first trim of the
 model and the best of 3 (closed form only), and the shares of the first trim's time spent in
 Hessians and in the complex-step Jacobian of the accelerations (``Problem.jacobian``, which
-the trim evaluates once at the solution), for both Hessians: the closed-form stiffness
-(:mod:`titop_lpv.multibody.stiffness`, the default) and the complex step of the joint
+an energy trim evaluates only to explain a failure: 0 % on success), for both Hessians: the
+closed-form stiffness (:mod:`titop_lpv.multibody.stiffness`, the default) and the complex
+step of the joint
 efforts (one batched inverse dynamics of ``n`` configurations each, the fallback; forced
 here by declaring the model unsupported). The two trims must land on the same equilibrium
-(1e-12). Run: ``python benchmarks/bench_trim.py [n ...]``.
+(1e-12). The trust-region steps of the longer chains come from the tridiagonal form of the
+stiffness (``trim_energy._tridiagonal_step``, no eigenvectors).
+Run: ``python benchmarks/bench_trim.py [n ...]``.
 """
 
 from __future__ import annotations

@@ -348,11 +348,13 @@ def trim(
     params = ta.mapping(params, "params")
     guess = ta.mapping(guess, "guess")
     free_list: list[str] = []
+    listed: set[str] = set()
     for name in ta.name_list(free, "free"):
         key = _resolve(table, name, "free")
-        if key in free_list:
+        if key in listed:
             raise TrimSpecError(f"free: {key!r} is listed twice")
         free_list.append(key)
+        listed.add(key)
     fixed_vals = {}
     for name, value in fixed.items():
         key = _resolve(table, name, "fixed")
@@ -428,11 +430,12 @@ def trim(
         pin_neutral = bool(pin_neutral)
     eq_index = np.array(sorted(velocities), dtype=int)
     prob = ts.Problem(model, x, u, p, free_list, [table[k] for k in free_list], eq_index)
+    free_set, cyclic_set = set(free_list), set(cyclic)
     z0 = np.array([r_guess.get(k, 0.0) if w == "r" else {"x": x, "u": u, "p": p}[w][i]
                    for k, (w, i) in zip(free_list, prob.where)], dtype=float)
     return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
                   max_nfev=max_nfev, pin_neutral=pin_neutral, strict=bool(strict),
-                  fixed=[k for k in table if k not in free_list and k not in cyclic])
+                  fixed=[k for k in table if k not in free_set and k not in cyclic_set])
 
 
 def _finite(value: Any, where: str) -> float:
@@ -522,9 +525,11 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
         message = "no free variable: the residual is evaluated at the given point"
     r = prob.residual(z)
     success = bool(np.all(np.isfinite(r)) and np.max(np.abs(r), initial=0.0) <= tol)
-    J = prob.jacobian(z)
-    # the stiffness, not M⁻¹K (ill-conditioned for long chains), for an energy trim
-    deficiency = (z.size - ts.rank(J if ep is None else ep.hessian(z)) if z.size else 0)
+    # the Jacobian of the accelerations serves the diagnosis of a failure and the rank of a
+    # trim without an energy problem; an energy trim takes its rank from the stiffness, not
+    # from M⁻¹K (ill-conditioned for long chains): its Jacobian is not computed on success
+    J = prob.jacobian(z) if ep is None or not success else None
+    deficiency = z.size - ts.rank(J if ep is None else ep.hessian(z)) if z.size else 0
     if not success:
         message = f"{message}: {ts.diagnosis(status, r, J, max_nfev)}{ts.at_bounds(prob, z)}"
     X, U, P = prob.assemble(z)

@@ -18,13 +18,14 @@ its stiffness at a real point all come from the compiled sweep of poses
 (:mod:`titop_lpv.multibody.kinematics_kernel`); at rest, that check compares the closed
 form with ``V`` itself (:func:`_closed_form_at_rest`) instead of running inverse dynamics.
 The Newton step is taken from a Cholesky factor when the stiffness is positive definite,
-the eigen-decomposition serving the other steps.
+the eigen-decomposition serving the other steps (for :data:`TRIDIAGONAL_MIN` joints or
+more, the same steps from the stiffness's tridiagonal form, without its eigenvectors).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import lapack, solve_triangular
 
 from ..multibody.energy import energy
 from ..multibody.inverse_dynamics import inverse_dynamics
@@ -38,6 +39,7 @@ RADIUS0 = 0.5  # initial trust radius [rad or m]
 MAX_ITER = 200
 MEMO = 4  # Hessians kept by EnergyProblem.hessian
 FD_STEP = 1e-3  # step [rad or m] of the central differences of _closed_form_at_rest
+TRIDIAGONAL_MIN = 48  # rows from which trust_region_step skips forming the eigenvectors
 
 
 class EnergyProblem:
@@ -70,8 +72,10 @@ class EnergyProblem:
                 k += int(model.nv[b])
         self.columns = np.array([column[i] for _, i in prob.where], dtype=int)
         self.zero_acc = np.zeros(len(model.velocity_indices()))
-        self.bodies = np.array([np.flatnonzero(is_one_dof(model.kind) & (model.q_index == i))[0]
-                                for _, i in prob.where], dtype=int)
+        first: dict[int, int] = {}  # joint position index -> first one-d.o.f. body there
+        for b in np.flatnonzero(is_one_dof(model.kind)):
+            first.setdefault(int(model.q_index[b]), int(b))
+        self.bodies = np.array([first[int(i)] for _, i in prob.where], dtype=int)
         self.closed_form: bool | None = None if supported(model) else False
         self.compiled_potential = bool(self.closed_form is None and not np.any(
             (model.kind == SPHERICAL) | (model.kind == UNIVERSAL)))
@@ -283,6 +287,10 @@ def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> tuple[np.n
                                  trans="T")
         if np.all(np.isfinite(step)) and np.sqrt(step @ step) <= radius:
             return step, True
+    if H.shape[0] >= TRIDIAGONAL_MIN:  # the same step without forming the eigenvectors
+        found = _tridiagonal_step(g, H, radius)
+        if found is not None:
+            return found
     lam, U = np.linalg.eigh(H)
     gt = U.T @ g
     if lam[0] > 0.0:
@@ -307,6 +315,85 @@ def trust_region_step(g: np.ndarray, H: np.ndarray, radius: float) -> tuple[np.n
             break
         a, b = (mu, b) if norm > radius else (a, mu)
     return -U @ (gt / (lam + mu)), False
+
+
+def _tridiagonal_step(g: np.ndarray, H: np.ndarray, radius: float
+                      ) -> tuple[np.ndarray, bool] | None:
+    """:func:`trust_region_step`'s eigen route, from the tridiagonal form of ``H``.
+
+    ``H = Q T Qᵀ`` (``dsytrd``, lower triangle, as ``numpy.linalg.eigh`` does), the
+    eigenvalues of ``T`` (``dsterf``), and each step ``−(H + μI)⁻¹ g = −Q (T + μI)⁻¹ Qᵀg``
+    from a tridiagonal solve (``dgtsv``, ``O(n)``); ``Q`` is applied from its Householder
+    reflectors (``dormqr``). The same steps as the eigen-decomposition (to rounding),
+    without its ``O(n³)`` eigenvectors. Where the eigen route might take the hard case (the
+    gradient's component along the lowest curvature, from ``dstein``'s eigenvectors of
+    ``T``, below 1e-6 of its norm, a million times its own threshold), it returns None
+    and the eigen route decides.
+
+    Parameters
+    ----------
+    g : ndarray (n,)
+        Gradient.
+    H : ndarray (n, n)
+        Symmetric Hessian, not found positive definite with a Newton step inside the region.
+    radius : float
+        Trust radius (Euclidean norm).
+
+    Returns
+    -------
+    (step, newton) or None
+        As :func:`trust_region_step`; None when the eigen route must decide (or LAPACK
+        reports a failure).
+    """
+    n = H.shape[0]
+    c, d, e, tau, info = lapack.dsytrd(H, lower=1, lwork=int(lapack.dsytrd_lwork(n, lower=1)[0]))
+    if info != 0:
+        return None
+    e = e[:n - 1]
+    lam, info = lapack.dsterf(d, e)
+    if info != 0:
+        return None
+    lam = np.sort(lam)
+    reflectors, scales = c[1:, :n - 1], tau[:n - 1]
+
+    def q(v: np.ndarray, trans: str) -> np.ndarray:  # Q v or Qᵀ v, with Q = diag(1, Q')
+        out = np.array(v, dtype=float)
+        out[1:] = lapack.dormqr("L", trans, reflectors, scales, out[1:, None], n)[0][:, 0]
+        return out
+
+    def solve(mu: float) -> np.ndarray | None:  # (T + μI)⁻¹ Qᵀg
+        *_, y, status = lapack.dgtsv(e, d + mu, e, gt[:, None])
+        return y[:, 0] if status == 0 and np.all(np.isfinite(y)) else None
+
+    gt = q(g, "T")
+    if lam[0] > 0.0:
+        y = solve(0.0)
+        if y is None:
+            return None
+        step = -q(y, "N")
+        if np.sqrt(step @ step) <= radius:
+            return step, True
+    lo = max(0.0, -float(lam[0]))
+    gnorm = float(np.sqrt(gt @ gt))
+    if lam[0] <= 0.0:  # the components of Qᵀg along T's lowest eigenvectors
+        low = int(np.sum(lam + lo <= 1e-12 * max(1.0, float(np.max(np.abs(lam))))))
+        m, w, block, split, status = lapack.dstebz(d, e, 2, 0.0, 0.0, 1, max(low, 1), 0.0, b"B")
+        if status != 0 or m < 1:
+            return None
+        Z, status = lapack.dstein(d, e, w[:m], block, split)
+        if status != 0 or np.max(np.abs(Z[:, :m].T @ gt)) <= 1e-6 * max(gnorm, 1e-300):
+            return None  # maybe the hard case: the eigen route decides
+    a, b = lo, lo + gnorm / radius
+    for _ in range(200):  # bisection on the shift, as in trust_region_step
+        mu = 0.5 * (a + b)
+        y = solve(mu)
+        if y is None:
+            return None
+        norm = np.sqrt(y @ y)
+        if abs(norm - radius) <= 1e-3 * radius or b - a <= 1e-15 * max(b, 1e-300):
+            break
+        a, b = (mu, b) if norm > radius else (a, mu)
+    return -q(y, "N"), False
 
 
 def minimize(ep: EnergyProblem, ev: Evaluator, z: np.ndarray, tol: float) -> bool:
@@ -401,9 +488,12 @@ def periodic(prob: Problem, P: np.ndarray) -> np.ndarray:
     model = prob.model
     k = np.asarray(model.physics(P).k, dtype=float)
     out = np.zeros(len(prob.where), dtype=bool)
+    revolute: dict[int, list[int]] = {}  # joint position index -> revolute bodies there
+    for b in np.flatnonzero(model.kind == REVOLUTE):
+        revolute.setdefault(int(model.q_index[b]), []).append(int(b))
     for j, (w, i) in enumerate(prob.where):
         if w != "x":
             continue
-        body = np.flatnonzero((model.q_index == i) & (model.kind == REVOLUTE))
-        out[j] = body.size == 1 and k[..., body[0]].size == 1 and float(k[body[0]]) == 0.0
+        body = revolute.get(int(i), [])
+        out[j] = len(body) == 1 and k[..., body[0]].size == 1 and float(k[body[0]]) == 0.0
     return out

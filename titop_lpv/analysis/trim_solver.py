@@ -80,21 +80,33 @@ class Problem:
         dtype = np.result_type(z, float)
         X = np.array(np.broadcast_to(self.x, (*batch, self.x.size)), dtype=dtype)
         U = np.array(np.broadcast_to(self.u, (*batch, self.u.size)), dtype=dtype)
-        free_p = [k for k, (kind, _) in enumerate(self.where) if kind == "p"]
+        columns = self._columns()
         P = (np.array(np.broadcast_to(self.p, (*batch, self.p.size)), dtype=dtype)
-             if free_p else self.p)
+             if columns["p"][0].size else self.p)
+        for kind, vector in (("x", X), ("u", U), ("p", P)):  # distinct indices: one scatter
+            k, i = columns[kind]
+            if k.size:
+                vector[..., i] = z[..., k]
         errors: dict[int, Any] = {}
-        for k, (kind, i) in enumerate(self.where):
-            if kind == "r":  # attitude error of a spherical joint: i = 3 q_start + component
-                start, comp = divmod(i, 3)
-                err = errors.setdefault(start, np.zeros((*batch, 3), dtype=dtype))
-                err[..., comp] = z[..., k]
-            else:
-                {"x": X, "u": U, "p": P}[kind][..., i] = z[..., k]
+        for k, i in zip(*columns["r"]):  # attitude error of a spherical joint: 3 q_start + c
+            start, comp = divmod(int(i), 3)
+            err = errors.setdefault(start, np.zeros((*batch, 3), dtype=dtype))
+            err[..., comp] = z[..., k]
         for start, err in errors.items():  # q = q_guess ⊗ exp(δr)
             X[..., start:start + 4] = quaternion.multiply(
                 quaternion.normalize(self.x[start:start + 4]), quaternion.exp(err))
         return X, U, P
+
+    def _columns(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per vector (``"x"``, ``"u"``, ``"p"``, ``"r"``): positions in ``z``, indices there."""
+        key = tuple(self.where)  # kept while :attr:`where` is unchanged
+        cached = self.__dict__.get("_columns_cache")
+        if cached is None or cached[0] != key:
+            cached = self.__dict__["_columns_cache"] = (key, {kind: (
+                np.array([k for k, (w, _) in enumerate(key) if w == kind], dtype=int),
+                np.array([i for w, i in key if w == kind], dtype=int))
+                for kind in ("x", "u", "p", "r")})
+        return cached[1]
 
     def recentre(self, z: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
         """Move the attitude errors' origin to ``z``: ``q_x ← q_x ⊗ exp(δr)``, ``δr ← 0``.
@@ -235,12 +247,28 @@ def dependent(prob: Problem, z0: np.ndarray,
     zero = norms <= 1e-12 * max(1.0, float(np.max(norms, initial=0.0)))
     live = np.flatnonzero(~zero)
     dependent = set(np.flatnonzero(zero).tolist())
+    if live.size == z0.size and _independent(blocks[0], norms):
+        return sorted(dependent)  # no column can be dependent: the QR is not needed
     if live.size:
         R, piv = qr(J[:, live] / norms[live], mode="r", pivoting=True)
         diag = np.abs(np.diag(R))
         rank = int(np.sum(diag > RANK_TOL * diag[0]))
         dependent |= {int(live[k]) for k in piv[rank:]}
     return sorted(dependent)
+
+
+def _independent(H: np.ndarray, norms: np.ndarray) -> bool:
+    """Whether the first block ``H`` of :func:`dependent`'s stack proves full column rank.
+
+    Each diagonal entry of the pivoted QR's ``R`` of the scaled stack is at least the
+    stack's smallest singular value, at least that of ``H diag(1 / norms)``, at least
+    ``min |λ(H)| / max(norms)`` for a symmetric ``H``: above :data:`RANK_TOL` a hundredfold,
+    no column is dependent and the QR is skipped (the eigenvalues of ``H`` cost far less).
+    """
+    if H.shape[0] != H.shape[1] or not np.array_equal(H, H.T) or not np.all(np.isfinite(H)):
+        return False
+    smallest = float(np.min(np.abs(np.linalg.eigvalsh(H)), initial=np.inf))
+    return smallest > 100.0 * RANK_TOL * float(np.max(norms))
 
 
 class BudgetError(Exception):
@@ -455,6 +483,10 @@ def trust_region(ev: Evaluator, tol: float, max_nfev: int) -> tuple[str, str]:
 def rank(J: np.ndarray) -> int:
     """Numerical rank of J (singular values above RANK_TOL times the largest).
 
+    The singular values of an exactly symmetric ``J`` (a Hessian of the potential) are the
+    moduli of its eigenvalues: they are computed as such (the same count, to rounding, at
+    the cost of the eigenvalues only).
+
     Parameters
     ----------
     J : ndarray (m, n)
@@ -466,6 +498,9 @@ def rank(J: np.ndarray) -> int:
     """
     if J.size == 0 or not np.all(np.isfinite(J)):
         return 0
+    if J.shape[0] == J.shape[1] and np.array_equal(J, J.T):
+        sv = np.abs(np.linalg.eigvalsh(J))
+        return int(np.sum(sv > RANK_TOL * max(float(np.max(sv)), 1e-300)))
     sv = np.linalg.svd(J, compute_uv=False)
     return int(np.sum(sv > RANK_TOL * max(float(sv[0]), 1e-300)))
 
