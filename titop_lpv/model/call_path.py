@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..multibody import kernel
+from ..multibody import kernel, kernel_ready
 from ..multibody.tree import Tree
 
 __all__ = ["CACHE_SIZE", "WORK_ARRAYS_BODIES", "SingleCall", "kernel_entry_point"]
@@ -186,6 +186,8 @@ class SingleCall:
         ph = model.physics(params)
         data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
         args = tuple(data.args)
+        if not kernel_ready.use_kernel(len(model.body_names), _F64, lambda: args):
+            return None  # the numpy route serves while the kernel compiles (kernel_ready)
         X = x.reshape(1, -1)
         entry_point = kernel_entry_point((X, U, *args, np.zeros(X.shape)))
         if entry_point is None:
