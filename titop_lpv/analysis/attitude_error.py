@@ -19,7 +19,7 @@ from ..model.compiled import Model
 from ..multibody.joints import SPHERICAL
 from ..spatial.quaternion import normalize, rate_matrix
 
-__all__ = ["attitude_error_map", "quaternion_starts"]
+__all__ = ["attitude_error_map", "quaternion_starts", "reduced_state_names"]
 
 
 def quaternion_starts(model: Model) -> dict[int, str]:
@@ -40,6 +40,26 @@ def quaternion_starts(model: Model) -> dict[int, str]:
     if model.floating_base and model.attitude == "quaternion":
         out[model.base_index + 9] = model.body_names[0]
     return out
+
+
+def reduced_state_names(model: Model) -> tuple[str, ...]:
+    """The state names of a linear model: each quaternion ``b_qw b_qx b_qy b_qz`` (spherical
+    joints, a quaternion floating base) replaced by the attitude error ``b_rx b_ry b_rz``.
+
+    Parameters
+    ----------
+    model : Model
+        The compiled model.
+
+    Returns
+    -------
+    tuple of str
+        ``model.state_names`` when the model has no quaternion.
+    """
+    names = list(model.state_names)
+    for start, body in sorted(quaternion_starts(model).items(), reverse=True):
+        names[start:start + 4] = [f"{body}_r{c}" for c in "xyz"]
+    return tuple(names)
 
 
 def attitude_error_map(model: Model, x: Any) -> tuple[tuple[str, ...], np.ndarray | None,
@@ -65,16 +85,14 @@ def attitude_error_map(model: Model, x: Any) -> tuple[tuple[str, ...], np.ndarra
     if not starts:
         return model.state_names, None, None
     x = np.asarray(x, dtype=float)
-    names: list[str] = []
+    names = reduced_state_names(model)
     rows: list[tuple[int, Any]] = []  # (first full index, 1 or the 3×4 block)
     k = 0
     while k < model.n_states:
         if k in starts:
-            names += [f"{starts[k]}_r{c}" for c in "xyz"]
             rows.append((k, normalize(x[k:k + 4])))
             k += 4
         else:
-            names.append(model.state_names[k])
             rows.append((k, None))
             k += 1
     T = np.zeros((len(names), model.n_states))
@@ -89,4 +107,4 @@ def attitude_error_map(model: Model, x: Any) -> tuple[tuple[str, ...], np.ndarra
         G[k:k + 4, r:r + 3] = Gq
         T[r:r + 3, k:k + 4] = 4.0 * Gq.T  # 4 Gᵀ G = I for a unit q: T G = I
         r += 3
-    return tuple(names), T, G
+    return names, T, G

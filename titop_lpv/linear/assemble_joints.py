@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.attitude_error import quaternion_starts
+from ..analysis.attitude_error import reduced_state_names
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
 from ..model.compiled import Model
@@ -104,10 +104,7 @@ def linear_state_names(model: Model) -> list[str]:
     -------
     list of str
     """
-    names = list(model.state_names)
-    for start, body in sorted(quaternion_starts(model).items(), reverse=True):
-        names[start:start + 4] = [f"{body}_r{c}" for c in "xyz"]
-    return names
+    return list(reduced_state_names(model))
 
 
 def _geometry_slots(model: Model, i: int) -> np.ndarray:
