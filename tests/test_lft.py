@@ -16,7 +16,7 @@ import control
 import numpy as np
 import pytest
 
-from titop_lpv.exceptions import ShapeError
+from titop_lpv.exceptions import ArgumentError, ShapeError
 from titop_lpv.robust.atoms import ultidyn, ureal
 from titop_lpv.robust.blocks import UncertaintyError
 from titop_lpv.robust.lft import (
@@ -26,6 +26,7 @@ from titop_lpv.robust.lft import (
     lft_upper,
     polynomial_lft,
     reduce,
+    repeat_bounds,
     star,
 )
 from titop_lpv.robust.ops import feedback, hstack, series, uss, vstack
@@ -281,6 +282,93 @@ def test_reduce_leaves_full_blocks() -> None:
     assert report == {"D": (1, 1), "k": (2, 1)}
     X = np.array([[0.3]])
     assert _close(R.at(D=X, k=1.1).D, G.at(D=X, k=1.1).D)
+
+
+def _two_block_uss(N: np.ndarray, n: int, ra: int, rb: int) -> USS:
+    """A USS from an LFT matrix with states ``n``, blocks ``a·I_ra``, ``b·I_rb``."""
+    a, b = ureal("a", 1.0, plusminus=0.5), ureal("b", 2.0, plusminus=0.5)
+    from titop_lpv.robust.blocks import DeltaStructure
+
+    return USS(control.ss(N[:n, :n], N[:n, n:], N[n:, :n], N[n:, n:]),
+               DeltaStructure((a.block(ra), b.block(rb))), [a, b])
+
+
+def test_structured_reduction_removes_a_loop_between_blocks() -> None:
+    # a's second channel is driven only by b's second channel and vice versa: a closed loop
+    # no input reaches. One block at a time each sees the other's channel as an input (the
+    # 1-D reduction keeps both); together neither is reachable, and w_a2 = δa δb αβ w_a2
+    # gives w_a2 = 0 for every δ: removing both changes nothing
+    rng = np.random.default_rng(3)
+    n, ra, rb, m, p = 2, 2, 2, 1, 1
+    size_r, size_c = n + ra + rb + p, n + ra + rb + m
+    N = np.zeros((size_r, size_c))
+    a1, a2, b1, b2 = n, n + 1, n + 2, n + 3
+    live_r = [0, 1, a1, b1, size_r - 1]  # x', z_a1, z_b1, y
+    live_c = [0, 1, a1, b1, size_c - 1]  # x, w_a1, w_b1, u
+    N[np.ix_(live_r, live_c)] = _rand(rng, 5, 5) * 0.4
+    N[a2, b2], N[b2, a2] = 0.7, -0.9  # the hidden loop
+    N[[0, 1, size_r - 1], a2] = _rand(rng, 3)  # observable …
+    N[[0, 1, size_r - 1], b2] = _rand(rng, 3)
+    N[:n, :n] -= 4.0 * np.eye(n)
+    for lo, r in ((n, ra), (n + ra, rb)):  # … and hidden by rotations inside each block
+        T, _ = np.linalg.qr(_rand(rng, r, r))
+        N[lo:lo + r] = T.T @ N[lo:lo + r]
+        N[:, lo:lo + r] = N[:, lo:lo + r] @ T
+    G = _two_block_uss(N, n, ra, rb)
+    R, report = reduce(G)
+    assert report == {"a": (2, 1), "b": (2, 1)}
+    for _ in range(5):
+        va, vb = rng.uniform(0.5, 1.5), rng.uniform(1.5, 2.5)
+        assert _close(_fresp(R.at(a=va, b=vb)), _fresp(G.at(a=va, b=vb)), 1e-11)
+    assert repeat_bounds(G) == {"a": 1, "b": 1}
+
+
+def test_reduce_does_not_depend_on_the_units_of_states_and_signals() -> None:
+    # k·M1 with M1 of rank 2, one direction 1e-9 of the other once the states are in
+    # units 1e±5 apart: the rank decision relative to the whole matrix would drop it; the
+    # reduction evens rows and columns out first (powers of 2) and keeps both
+    rng = np.random.default_rng(11)
+    k = ureal("k", 1.0, range=(0.5, 1.5))
+    sys0 = _stable(rng, 3, 1, 1)
+    M1 = _rand(rng, 3, 2) @ _rand(rng, 2, 3) * 0.1
+    G = affine_lft(sys0, {k: (M1, None, None, None)})
+    assert reduce(G)[1] == {"k": (2, 2)}
+    S = np.diag([1e5, 1.0, 1e-5])  # x = S x̃
+    A, B, C, D = G.abcd
+    n = G.nstates
+    T = np.eye(A.shape[0])
+    T[:n, :n] = S
+    Ti = np.linalg.inv(T)
+    Gs = USS(control.ss(Ti @ A @ T, Ti @ B, C @ T, D), G.delta, [k])
+    R, report = reduce(Gs)
+    assert report == {"k": (2, 2)} and repeat_bounds(Gs) == {"k": 2}
+    for kv in (0.6, 1.3):
+        assert _close(_fresp(R.at(k=kv)), _fresp(G.at(k=kv)), 1e-10)
+
+
+def test_repeat_bounds_are_the_degree_in_each_parameter() -> None:
+    rng = np.random.default_rng(5)
+    k, m = ureal("k", 2.0, percent=10), ureal("m", 1.0, percent=20)
+    # affine: the coefficient's rank, reached by the reduction ([0 B_m; C_m 0]: rank 4)
+    sys0 = _stable(rng, 3, 2, 2)
+    G = affine_lft(sys0, {k: (_rand(rng, 3, 1) @ _rand(rng, 1, 3), None, None, None),
+                          m: (None, _rand(rng, 3, 2), _rand(rng, 2, 3), None)})
+    assert repeat_bounds(G) == {"k": 1, "m": 4}
+    assert {n: r[1] for n, r in reduce(G)[1].items()} == {"k": 1, "m": 4}
+    # k² + k·m: k twice, m once; (k + 1)/(k m + 2): k once (degree 1 in k), m once
+    assert repeat_bounds(k * k + k * m) == {"k": 2, "m": 1}
+    H = feedback(k + 1, k * m + 1)  # (k+1)/(1 + (k+1)(km+1)): degree 2 in k, 1 in m
+    assert repeat_bounds(H) == {"k": 2, "m": 1}
+    assert all(repeat_bounds(H)[n] <= r for n, (_, r) in reduce(H)[1].items())
+    # never above what a reduction reaches, on random LFTs with repeated blocks
+    for seed in range(4):
+        r = np.random.default_rng(seed)
+        N = _rand(r, 2 + 3 + 2 + 1, 2 + 3 + 2 + 1) * 0.3
+        Gr = _two_block_uss(N, 2, 3, 2)
+        bounds, reps = repeat_bounds(Gr), reduce(Gr)[1]
+        assert all(bounds[n] <= reps[n][1] for n in bounds)
+    with pytest.raises(ArgumentError, match="samples"):
+        repeat_bounds(G, samples=0)
 
 
 def test_lower_lft_and_star_accept_an_uncertain_plant() -> None:

@@ -158,6 +158,10 @@ def test_arm_masses_and_payload_exact_with_the_torques_free() -> None:
     G = tl.linearize_uncertain(model, free=taus, fixed=ARM_POSE, uncertain=names,
                                inputs=taus, outputs=outputs)
     assert set(G.kinds.values()) == {"exact"}
+    # each mass as few times as any LFT of this model can hold it
+    assert G.repeat_bounds == {n: r for n, (_, r) in G.repeats.items()} == {
+        "m_shoulder": 2, "m_elbow": 3, "m_wrist": 4, "payload_weight": 3}
+    assert "least" in G.report()
     assert all(after <= before for before, after in G.repeats.values())
     _two_routes(model, G, _box_points(G, 10, seed=5), {"free": taus, "fixed": ARM_POSE}, taus,
                 outputs, "arm")
@@ -226,6 +230,9 @@ def test_random_trees_at_random_equilibria(seed: int) -> None:
     G = tl.linearize_uncertain(model, uncertain=box, inputs=taus, outputs=outputs, **kwargs)
     _two_routes(model, G, _box_points(G, 3, seed)[:3 + 4], kwargs, taus, outputs,
                 f"tree {seed} ({root})")
+    # small Δ: with the pose fixed no angle is a block, and every parameter is held as few
+    # times as any LFT of this model can hold it (its McMillan degree in it)
+    assert {n: r for n, (_, r) in G.repeats.items() if r} == G.repeat_bounds, f"tree {seed}"
 
 
 # ------------------------------------------------------------------ sensors
@@ -609,6 +616,12 @@ def test_small_couplings_survive_the_repetition_reduction() -> None:
     G = tl.linearize_uncertain(model, free, fixed,
                                uncertain={"k": (1400.0, 2600.0), "m_g": (450.0, 550.0)}, **kw)
     assert G.kinds == {"k": "exact", "m_g": "covered", "ladder_q_eq": "equilibrium"}
+    # the reduction's rank decisions see through the units (rows and columns evened out
+    # first): m_g at its bound, the moving ladder angle above it (16 held, 14 least; 20
+    # before the structured stage)
+    reduced, least = {n: r for n, (_, r) in G.repeats.items()}, G.repeat_bounds
+    assert reduced["k"] == least["k"] == 1 and reduced["m_g"] == least["m_g"] == 8
+    assert least["ladder_q_eq"] <= reduced["ladder_q_eq"] <= 16
     for values in ({"k": 2000.0, "m_g": 500.0}, {"k": 1400.0, "m_g": 550.0},
                    {"k": 2600.0, "m_g": 450.0}):
         op = tl.trim(model, free, fixed, params=values, x0=G.operating_point.x)

@@ -38,6 +38,7 @@ from .robust.lft import (
     lft_lower,
     lft_upper,
     polynomial_lft,
+    repeat_bounds,
     star,
 )
 from .robust.lft import reduce as reduce_lft
@@ -214,6 +215,7 @@ __all__ = [
     "pole_table",
     "polynomial_lft",
     "reduce_lft",
+    "repeat_bounds",
     "robust_performance",
     "robust_stability",
     "save_linear",

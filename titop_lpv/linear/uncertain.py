@@ -22,10 +22,8 @@ from ..analysis.trim import trim
 from ..exceptions import ParameterError, UnknownNameError
 from ..model.compiled import Model
 from ..names import resolve
-from ..robust.abcd import ABCD, lft_upper_abcd
 from ..robust.atoms import UReal, ureal
-from ..robust.evaluate import normalise
-from ..robust.lft import reduce as reduce_lft
+from ..robust.lft import repeat_bounds
 from ..robust.system import LFTSystem
 from ..robust.uss import USS
 from .assemble import assemble, check_model
@@ -40,6 +38,7 @@ from .kinds import (
     scheduled_specs,
     survey,
 )
+from .reduce_check import REDUCTION_RTOL, at_delta, reduce_checked
 from .spin import check_spin
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
@@ -161,6 +160,17 @@ class UncertainLinearization(USS):
         return dict(self._repeats)
 
     @property
+    def repeat_bounds(self) -> dict[str, int]:
+        """For every block, a repetition count no LFT of this model can go below.
+
+        With the other blocks fixed, the model is a rational function of the block's
+        parameter; its McMillan degree in it (:func:`titop_lpv.repeat_bounds`) bounds the
+        repetitions of any LFT with the same states and signals from below. Equal to
+        :attr:`repeats` after the reduction: that block is as small as it can be.
+        """
+        return repeat_bounds(self)
+
+    @property
     def checked(self) -> int:
         """Parameter points at which the equilibrium was re-trimmed."""
         return self._checked
@@ -244,7 +254,8 @@ class UncertainLinearization(USS):
                  f"{self.nstates} states, {self.ninputs} inputs, {self.noutputs} outputs, "
                  f"Δ {self.delta.nw}×{self.delta.nz}",
                  f"  {'block':<22} {'kind':<11} {'nominal':>10} {'range':>24} "
-                 f"{'repeated':>9} {'assembled':>10}"]
+                 f"{'repeated':>9} {'least':>6} {'assembled':>10}"]
+        least = self.repeat_bounds
         for name, p in self.params.items():
             before, after = self._repeats.get(name, (0, 0))
             lo, hi = p.lo, p.hi
@@ -252,7 +263,10 @@ class UncertainLinearization(USS):
                 q0 = self._joints[name][1]
                 lo, hi = (q0 + 2.0 * np.arctan(0.5 * (v - q0)) for v in (lo, hi))
             lines.append(f"  {name:<22} {self._kinds.get(name, '?'):<11} {p.nominal:>10.6g} "
-                         f"{f'[{lo:.6g}, {hi:.6g}]':>24} {after:>9} {before:>10}")
+                         f"{f'[{lo:.6g}, {hi:.6g}]':>24} {after:>9} {least.get(name, 0):>6} "
+                         f"{before:>10}")
+        lines.append("  repeated: after the reduction; least: no LFT of this model holds the "
+                     "block fewer times (its McMillan degree in that block, the others fixed)")
         where = ("each parameter's ends, every vertex, three seeded points" if self._vertices
                  else "each parameter's ends, the two extreme corners, three seeded points")
         lines.append(f"  kinds from {self._checked} trims over the box ({where}); a "
@@ -470,7 +484,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         for o in outputs]
     G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config,
                  input_eq=loads, ends=found.ends)
-    Gr, repeats = _reduce_checked(G)
+    Gr, repeats = reduce_checked(G)
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
     idle = [n for n in kinds if n not in Gr.params]
@@ -512,7 +526,7 @@ def _drop_integrators(model: Model, G: USS, *, explicit: bool
     # column of C_z changes only that state's columns of them
     rng = np.random.default_rng(1)
     points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in G.params} for _ in range(4)]
-    evaluated = [_at_delta(G, d) for d in points]
+    evaluated = [at_delta(G, d) for d in points]
     As = [S.A for S in evaluated]
     Cs = [S.C for S in evaluated]
     scale = max(1.0, *(float(np.max(np.abs(a), initial=0.0)) for a in As))
@@ -533,54 +547,3 @@ def _drop_integrators(model: Model, G: USS, *, explicit: bool
         raise BlockRouteError(f"outputs {list(gone)} depend on the dropped integrator states "
                               f"{[names[k] for k in drop]}: leave them out, or keep the states")
     return Gd, (tuple(names[k] for k in drop), gone)
-
-
-REDUCTION_TOLERANCES = (1e-13, 1e-15)  # rank tolerances tried, relative to ‖M‖₂
-REDUCTION_RTOL = 1e-11  # largest change of [A B; C D] a reduction may make, relative
-
-
-def _reduce_checked(G: USS) -> tuple[USS, dict[str, tuple[int, int]]]:
-    """Remove Δ repetitions that do not change the model, and check that they do not.
-
-    The reduction's rank decisions are relative to ‖M‖₂, which mixes the scales of every
-    channel: a small but real channel can fall under the threshold (a free balloon's
-    1e-4 couplings beside 1e4 entries). So the reduced model is compared with the assembled
-    one at the nominal values and at seeded points of the box; the loosest tolerance that
-    keeps every matrix within :data:`REDUCTION_RTOL` is kept, else no reduction.
-    """
-    rng = np.random.default_rng(0)
-    names = list(G.params)
-    points = [{}] + [{n: float(rng.uniform(-1.0, 1.0)) for n in names} for _ in range(4)]
-    reference = [_matrices(_at_delta(G, d)) for d in points]
-    scale = max(1.0, *(float(np.max(np.abs(m), initial=0.0)) for m in reference))
-    for tol in REDUCTION_TOLERANCES:
-        Gr, repeats = reduce_lft(G, tol=tol)
-        if set(Gr.params) == set(names):
-            got = [_matrices(_at_delta(Gr, d)) for d in points]
-        else:  # a parameter dropped: compare with it at its nominal value
-            got = [_matrices(_at_delta(Gr, {k: v for k, v in d.items() if k in Gr.params}))
-                   for d in points]
-        gap = max(float(np.max(np.abs(a - b), initial=0.0)) for a, b in zip(got, reference))
-        if gap <= REDUCTION_RTOL * scale:
-            return Gr, repeats
-    return G, {b.name: (b.repeats, b.repeats) for b in G.delta}
-
-
-def _at_delta(G: USS, values: Mapping[str, float]) -> ABCD:
-    """The matrices of ``G.at_delta(values)`` (real blocks at normalised values), the same
-    computation without building a python-control system."""
-    deltas = normalise(G, values, physical=False)
-    blocks = G.delta.blocks
-    if all(b.kind == "real" and b.rows == b.cols == 1 for b in blocks):  # Δ = diag(δ_k I)
-        Delta = np.diag(np.repeat([float(deltas[b.name]) for b in blocks],
-                                  [b.repeats for b in blocks]))
-    else:
-        Delta = G.delta.matrix(deltas)
-    R = lft_upper_abcd(G.abcd, Delta,
-                       what=f"{G.name or 'the uncertain system'} at the given values")
-    return ABCD(*(np.real(M) for M in R))
-
-
-def _matrices(S: Any) -> np.ndarray:
-    A, B, C, D = (np.asarray(getattr(S, m), dtype=float) for m in "ABCD")
-    return np.block([[A, B], [C, D]]) if A.size or B.size or C.size else D

@@ -39,7 +39,7 @@ from .blocks import DeltaStructure, UncertaintyError
 from .checks import ArgumentTypeError, check_count, check_real, numeric_array
 from .interconnect import uncertain_star
 from .ops import as_uss
-from .reduction import reduce_abcd
+from .reduction import lower_bounds, reduce_abcd
 from .system import Uncertain
 from .uss import USS
 
@@ -51,6 +51,7 @@ __all__ = [
     "polynomial_lft",
     "reduce",
     "reduce_abcd",
+    "repeat_bounds",
     "star",
 ]
 
@@ -493,3 +494,52 @@ def reduce(G: Any, tol: float = 1e-10) -> tuple[USS, dict[str, tuple[int, int]]]
     out = USS._new(R, G.dt, DeltaStructure(tuple(new_blocks)), params, G.input_labels,
                    G.output_labels, G.state_labels, G.name)
     return out, report
+
+
+def repeat_bounds(G: Any, *, samples: int = 3, seed: int = 0, tol: float = 1e-10
+                  ) -> dict[str, int]:
+    """Per block, a repetition count that no LFT of the same uncertain system can go below.
+
+    With every other block fixed at a value, ``G`` is a rational function of ``δ_i`` alone;
+    any LFT holding ``δ_i`` ``r`` times then gives a realisation of that function of order
+    ``r``, so ``r`` is at least its McMillan degree (the size of a minimal 1-D realisation,
+    ``δ_i`` playing ``1/s``; states, inputs and outputs are kept as they are). The bound is
+    the largest degree found over ``samples`` seeded values of the other blocks. When it
+    equals the block's repetitions (after :func:`reduce`), that block is as small as it can
+    be; when it is lower, a smaller LFT may or may not exist (the parameters commute, which
+    the reduction does not use).
+
+    Parameters
+    ----------
+    G : USS or convertible
+        The uncertain system.
+    samples : int, optional
+        Values of the other blocks tried per block (default 3; normalised, uniform in
+        [−1, 1]; full blocks random matrices of norm 0.5).
+    seed : int, optional
+        Seed of those values.
+    tol : float, optional
+        Relative rank tolerance (times the 2-norm of the LFT matrix, evened out by powers
+        of 2 first), default 1e-10.
+
+    Returns
+    -------
+    dict of str to int
+        ``{name: least repetitions}`` for every block (a full block: its own size).
+
+    Examples
+    --------
+    >>> import titop_lpv as tl
+    >>> k = tl.ureal("k", 2.0, percent=10)
+    >>> tl.repeat_bounds(k * k + k), tl.reduce_lft(k * k + k)[1]
+    ({'k': 2}, {'k': (3, 2)})
+    """
+    samples = check_count(samples, "samples", minimum=1)
+    seed = check_count(seed, "seed")
+    tol = check_real(tol, "tol", minimum=0.0)
+    G = as_uss(G)
+    blocks = G.delta.blocks
+    least = lower_bounds(G.abcd, [(b.kind, b.nw, b.nz) for b in blocks], samples=samples,
+                         seed=seed, tol=tol)
+    return {b.name: (b.repeats if b.kind == "full" else int(r))
+            for b, r in zip(blocks, least)}
