@@ -224,3 +224,31 @@ def test_work_array_route_is_bit_identical_and_thread_safe(name, monkeypatch):
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_entry_point_type_key_decides_like_numba() -> None:
+    # the entry point is memoised by a cheap key of the argument types (numba's typeof
+    # costs ~3 ms for the 43 kernel arguments): equal keys must mean equal numba types, and
+    # every property numba types on must change the key
+    numba = pytest.importorskip("numba")
+    from titop_lpv.multibody import kernel
+
+    keys, types = [], []
+    for model in (_balloon(), tl.load_model(ROOT / "examples" / "robot_arm.toml"),
+                  tl.load_model(mixed_tree(2))):
+        data = kernel.kernel_data(model, model.physics(None))
+        X = np.zeros((1, model.n_states))
+        args = (X, np.zeros((1, model.n_inputs)), *data.args, np.zeros(X.shape))
+        keys.append(call_path._type_key(args))
+        types.append(tuple(numba.typeof(a) for a in args))
+    for i in range(len(keys)):
+        for j in range(len(keys)):
+            assert (keys[i] == keys[j]) <= (types[i] == types[j])
+    a = np.zeros((3, 4))
+    ro = a.copy()
+    ro.flags.writeable = False
+    variants = [a, a.astype(np.float32), a[:, ::2], np.asfortranarray(a), ro, a[0], 1.0, 1,
+                True]
+    vkeys = [call_path._type_key((v,)) for v in variants]
+    assert len(set(vkeys)) == len(variants)
+    assert call_path._type_key(((1, 2),)) is None and call_path._type_key((2**64,)) is None
