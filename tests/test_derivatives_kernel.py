@@ -105,3 +105,17 @@ def test_what_is_not_eligible() -> None:
     assert not dk.eligible(_load(str(ROOT / "examples" / "four_bar.toml")))  # a loop
     assert not dk.eligible(_load(str(ROOT / "examples" / "twenty_sim_driven_spherical.toml")))
     assert dk.eligible(_load(_chain(3)))
+
+
+def test_analytic_jacobians_entry_point() -> None:
+    # what tl.jacobians calls: None for a model the sweep cannot express, else A, B and ẋ
+    assert dk.analytic_jacobians(_load(models.random_tree(0, 4, "free", loads=False)),
+                                 np.zeros(1), np.zeros(0), np.zeros(0)) is None
+    model = _load(models.random_tree(5, 8, "fixed", loads=False))
+    x, u = _random_point(model, 3)
+    p = model.param_vector(None)
+    A, B, xdot = dk.analytic_jacobians(model, x, u, p)
+    ref = tl.jacobians(model, x, u, outputs=False)
+    assert np.array_equal(xdot, model.dynamics(0.0, x, u, p))
+    assert np.allclose(A, ref.A, rtol=0.0, atol=RTOL * max(1.0, float(np.max(np.abs(ref.A)))))
+    assert np.allclose(B, ref.B, rtol=0.0, atol=RTOL * max(1.0, float(np.max(np.abs(ref.A)))))

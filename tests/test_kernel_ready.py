@@ -121,9 +121,13 @@ def test_compile_lock_is_exclusive_and_taken_over_when_stale(monkeypatch, tmp_pa
 def test_compile_command_reports_each_specialisation(capsys) -> None:
     assert main(["compile"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines[:2]] == ["kernel for real states",
-                                                          "kernel for complex states"]
-    assert all(("loaded from the cache" in line) or ("compiled" in line) for line in lines[:2])
+    assert [line.split(":")[0] for line in lines[:3]] == ["kernel for real states",
+                                                          "kernel for complex states",
+                                                          "Jacobian (tangent sweep)"]
+    assert all(("loaded from the cache" in line) or ("compiled" in line) for line in lines[:3])
+    from titop_lpv.multibody import derivatives_kernel
+
+    assert derivatives_kernel.load_cached()
     # both are ready now: the cache check says so without compiling
     model = tl.load_model(ROOT / "examples" / "balloon.toml")
     args = kernel.kernel_data(model, model.physics()).args

@@ -1,8 +1,10 @@
 """``titop-lpv compile``: fill numba's disk cache with the dynamics kernel, ahead of time.
 
 The compiled kernel (:mod:`titop_lpv.multibody.kernel`) has two specialisations: real
-states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``).
-Each takes numba 20–60 s to compile once per installation; a session that finds neither
+states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``);
+the analytic Jacobians of fixed-base revolute and prismatic trees
+(:mod:`titop_lpv.multibody.derivatives_kernel`) have one more. Each takes numba 20–60 s to
+compile once per installation; a session that finds neither
 serves small models by the numpy recursion and starts this command in the background
 (:mod:`titop_lpv.multibody.kernel_ready`). Run it after installation, or when building a
 container image, so that no session has to.
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..model import load_model
-from ..multibody import kernel
+from ..multibody import derivatives_kernel, kernel
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.kernel_ready import LOCK_STALE_S, POLICY_ENV, lock_path
 
@@ -38,13 +40,15 @@ DTYPES = {"real": np.float64, "complex": np.complex128}
 
 
 def compile_kernel() -> list[tuple[str, str, float]]:
-    """Compile (or load from the disk cache) both specialisations of the kernel.
+    """Compile (or load from the disk cache) both specialisations of the kernel and the
+    tangent sweep of the analytic Jacobians.
 
     Returns
     -------
     list of (str, str, float)
-        ``(kind, how, seconds)`` for ``"real"`` and ``"complex"`` states, ``how`` being
-        ``"loaded from the cache"`` or ``"compiled"``.
+        ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states and
+        ``"Jacobian (tangent sweep)"``, ``how`` being ``"loaded from the cache"`` or
+        ``"compiled"``.
     """
     previous = os.environ.get(POLICY_ENV)
     os.environ[POLICY_ENV] = "wait"  # the model check below must not start another compiler
@@ -66,6 +70,13 @@ def compile_kernel() -> list[tuple[str, str, float]]:
             # entry with kept work arrays (large models)
             forward_dynamics(model, x, np.zeros((1, model.n_inputs), dtype), backend="compiled")
         timings.append((kind, how, time.perf_counter() - start))
+    start = time.perf_counter()  # the analytic Jacobians of fixed-base revolute trees
+    how = "loaded from the cache" if derivatives_kernel.load_cached() else "compiled"
+    chain = load_model({"name": "link", "bodies": [
+        {"name": "link", "joint": {"type": "revolute", "axis": [0.0, 0.0, 1.0]}, "mass": 1.0,
+         "inertia": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}]})
+    derivatives_kernel.tangent_sweep(chain, chain.physics(), np.zeros(2), np.zeros(1))
+    timings.append(("Jacobian (tangent sweep)", how, time.perf_counter() - start))
     return timings
 
 
@@ -120,7 +131,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
                 compile_kernel()
         return 0
     for kind, how, seconds in compile_kernel():
-        print(f"kernel for {kind} states: {how} in {seconds:.1f} s")
+        what = f"kernel for {kind} states" if kind in DTYPES else kind
+        print(f"{what}: {how} in {seconds:.1f} s")
     print("cached on disk: later sessions load it")
     return 0
 

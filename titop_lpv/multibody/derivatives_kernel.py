@@ -37,11 +37,13 @@ from typing import Any
 import numpy as np
 
 from . import kernel_ready
+from .dynamics import forward_dynamics
 from .joints import PRISMATIC, REVOLUTE, WELD
 from .tables import Physics
 from .tree import Tree
 
-__all__ = ["eligible", "forward_jacobians", "ready", "tangent_sweep"]
+__all__ = ["analytic_jacobians", "eligible", "forward_jacobians", "load_cached", "ready",
+           "tangent_sweep"]
 
 _KERNEL: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -330,12 +332,19 @@ def ready(n_bodies: int) -> bool:
         return True
     if "probed" not in _KERNEL:  # one look at the disk cache per process
         _KERNEL["probed"] = True
-        _KERNEL["loaded"] = _load_cached()
+        _KERNEL["loaded"] = load_cached()
     return bool(_KERNEL["loaded"])
 
 
-def _load_cached() -> bool:
-    """Load the sweep's one specialisation from numba's disk cache, if it is there."""
+def load_cached() -> bool:
+    """Make the sweep ready without compiling it, if possible.
+
+    Returns
+    -------
+    bool
+        True when its one specialisation is compiled in this process or was found in
+        numba's disk cache (and is now loaded); False when only compiling it would.
+    """
     import numba
 
     fn = _compile()
@@ -350,6 +359,7 @@ def _load_cached() -> bool:
     if cache is None or cache.load_overload(sig, fn.targetctx) is None:
         return False
     fn.compile(sig)  # a cache hit: loads it
+    _KERNEL["loaded"] = True
     return True
 
 
@@ -450,3 +460,32 @@ def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
     B = np.zeros((n_x, n_u))
     B[qdi] = sol[:, 2 * nd:]
     return A, B
+
+
+def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(A, B, ẋ)`` by the tangent sweep when the model is :func:`eligible` and the sweep
+    :func:`ready`, else None (the caller takes the complex-step route).
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled model.
+    x : ndarray (n_states,)
+        Real state.
+    u : ndarray (n_inputs,)
+        Real input.
+    p : ndarray (n_params,)
+        Real parameter vector.
+
+    Returns
+    -------
+    tuple of ndarray or None
+        ``A`` (n_states, n_states), ``B`` (n_states, n_inputs) and ``ẋ`` (n_states,).
+    """
+    ok = model.memo("analytic_jacobians", None, lambda: eligible(model))
+    if not ok or not ready(len(model.body_names)):
+        return None
+    xdot = np.asarray(forward_dynamics(model, x, u, p), dtype=float)
+    A, B = forward_jacobians(model, model.physics(p), x, u, xdot)
+    return A, B, xdot
