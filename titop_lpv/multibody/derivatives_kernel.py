@@ -130,12 +130,41 @@ def _matvec6(Dm, y, out):  # pragma: no cover - run compiled
         out[r] += acc
 
 
-def _sweep(kind, parent, dof, S, R, off, sh, D, gravity, qd, qdd, dtau_dq, dtau_dqd,
+def _sweep(kind, parent, dof, S, R0, ax, q, off, D, gravity, qd, qdd, dtau_dq, dtau_dqd,
            M):  # pragma: no cover - run compiled
     """Forward and backward sweeps, ``M`` (composite rigid bodies), ``ψ`` and the tangent
     sweeps (module doc); fills ``dtau_dq``, ``dtau_dqd``, ``M`` and returns ``τ_ID``."""
     n = kind.size
     nd = dtau_dq.shape[0]
+    # R_i = P_{a/b}ᵀ (parent → child) and the prismatic shift q t: P = P0 E(r, q) for a
+    # revolute joint, E = I + sin q (*r) + (1 − cos q) (*r)², P0 otherwise
+    R = np.empty((n, 3, 3))
+    sh = np.zeros((n, 3))
+    E = np.empty((3, 3))
+    for i in range(n):
+        if kind[i] == 2:  # revolute
+            s_, c_ = np.sin(q[i]), 1.0 - np.cos(q[i])
+            a0, a1, a2 = ax[i, 0], ax[i, 1], ax[i, 2]
+            E[0, 0] = 1.0 + c_ * (a0 * a0 - 1.0)
+            E[1, 1] = 1.0 + c_ * (a1 * a1 - 1.0)
+            E[2, 2] = 1.0 + c_ * (a2 * a2 - 1.0)
+            E[0, 1] = -s_ * a2 + c_ * a0 * a1
+            E[1, 0] = s_ * a2 + c_ * a0 * a1
+            E[0, 2] = s_ * a1 + c_ * a0 * a2
+            E[2, 0] = -s_ * a1 + c_ * a0 * a2
+            E[1, 2] = -s_ * a0 + c_ * a1 * a2
+            E[2, 1] = s_ * a0 + c_ * a1 * a2
+            for r in range(3):
+                for c in range(3):
+                    R[i, c, r] = R0[i, r, 0] * E[0, c] + R0[i, r, 1] * E[1, c] + \
+                        R0[i, r, 2] * E[2, c]
+        else:
+            for r in range(3):
+                for c in range(3):
+                    R[i, c, r] = R0[i, r, c]
+            if kind[i] == 3:  # prismatic
+                for r in range(3):
+                    sh[i, r] = q[i] * ax[i, r]
     v = np.zeros((n, 6))
     a = np.zeros((n, 6))
     Xv = np.zeros((n, 6))  # X_i v_p and X_i a_p (the j = i terms)
@@ -350,8 +379,8 @@ def load_cached() -> bool:
     fn = _compile()
     i1, f1, f2, f3 = (np.zeros(1, np.int64), np.zeros((1, 6)), np.zeros((1, 3)),
                       np.zeros((1, 6, 6)))
-    args = (i1, i1, i1, f1, np.zeros((1, 3, 3)), f2, f2, f3, np.zeros(3), np.zeros(1),
-            np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1)))
+    args = (i1, i1, i1, f1, np.zeros((1, 3, 3)), f2, np.zeros(1), f2, f3, np.zeros(3),
+            np.zeros(1), np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1)))
     sig = tuple(numba.typeof(a) for a in args)
     if sig in fn.overloads:
         return True
@@ -361,6 +390,21 @@ def load_cached() -> bool:
     fn.compile(sig)  # a cache hit: loads it
     _KERNEL["loaded"] = True
     return True
+
+
+def _constants(model: Tree, ph: Physics) -> tuple[Any, ...]:
+    """The sweep's model arguments for one :class:`Physics` (writable C copies: one
+    signature), then the d.o.f. bodies and their position and rate state indices."""
+    def c(a: Any, dtype: Any = float) -> np.ndarray:
+        return np.array(a, dtype=dtype, order="C")
+
+    kind = c(model.kind, np.int64)
+    dofs = np.flatnonzero((kind == REVOLUTE) | (kind == PRISMATIC))
+    dof = np.full(kind.size, -1, dtype=np.int64)
+    dof[dofs] = np.arange(dofs.size)
+    return (kind, c(model.parent, np.int64), dof, c(ph.S), c(ph.rot), c(ph.axis),
+            c(ph.offset), c(ph.D), c(ph.gravity), dofs,
+            np.asarray(model.q_index)[dofs], np.asarray(model.qd_index)[dofs])
 
 
 def tangent_sweep(model: Tree, ph: Physics, x: np.ndarray, qdd: np.ndarray
@@ -385,34 +429,42 @@ def tangent_sweep(model: Tree, ph: Physics, x: np.ndarray, qdd: np.ndarray
     dofs : ndarray of int
         The bodies of the one-d.o.f. joints (row/column order of the matrices).
     """
-    kind = np.asarray(model.kind, dtype=np.int64)
-    n = kind.size
-    one = (kind == REVOLUTE) | (kind == PRISMATIC)
-    dofs = np.flatnonzero(one)
-    dof = np.full(n, -1, dtype=np.int64)
-    dof[dofs] = np.arange(dofs.size)
-    q = np.where(one, x[np.where(one, model.q_index, 0)], 0.0)
-    qd = x[np.asarray(model.qd_index)[dofs]].astype(float)
-    R0 = np.asarray(ph.rot, dtype=float)
-    ax = np.asarray(ph.axis, dtype=float)
-    K = np.zeros((n, 3, 3))
-    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -ax[:, 2], ax[:, 1], -ax[:, 0]
-    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = ax[:, 2], -ax[:, 1], ax[:, 0]
-    rev = (kind == REVOLUTE)[:, None, None]
-    E = np.eye(3) + np.sin(q)[:, None, None] * K + (1.0 - np.cos(q))[:, None, None] * (K @ K)
-    Pab = np.where(rev, R0 @ E, R0)
-    R = np.ascontiguousarray(np.swapaxes(Pab, 1, 2))
-    sh = np.where((kind == PRISMATIC)[:, None], q[:, None] * ax, 0.0)
+    const = model.memo("tangent_sweep", ph, lambda: _constants(model, ph))
+    dof, dofs, qi, qdi = const[2], const[-3], const[-2], const[-1]
     nd = dofs.size
     dq, dqd, M = np.zeros((nd, nd)), np.zeros((nd, nd)), np.zeros((nd, nd))
+    q = np.zeros(dof.size)
+    q[dofs] = x[qi]
+    args = (*const[:6], q, *const[6:9], np.array(x[qdi], dtype=float),
+            np.array(qdd, dtype=float), dq, dqd, M)
     _KERNEL["loaded"] = True  # this call compiles it if need be
-
-    def c(a: Any, dtype: Any = float) -> np.ndarray:  # writable C copies: one signature
-        return np.array(a, dtype=dtype, order="C")
-
-    tau = _compile()(c(kind, np.int64), c(model.parent, np.int64), dof, c(ph.S), c(R),
-                     c(ph.offset), c(sh), c(ph.D), c(ph.gravity), c(qd), c(qdd), dq, dqd, M)
+    entry = _KERNEL.get("entry")
+    if entry is not None:  # the one specialisation, without numba's type dispatch (~30 µs)
+        return entry(*args), dq, dqd, M, dofs
+    fn = _compile()
+    tau = fn(*args)
+    overloads = list(getattr(fn, "overloads", {}).values())
+    if len(overloads) == 1:  # every call passes the same types (writable C arrays)
+        _KERNEL["entry"] = getattr(overloads[0], "entry_point", None)
     return tau, dq, dqd, M, dofs
+
+
+def _index(model: Tree, ph: Physics | None = None) -> tuple[Any, ...]:
+    """Position and rate state indices of the d.o.f. (sweep order), the actuated d.o.f. and
+    their input columns; with ``ph``, also the joints' stiffness and damping."""
+    def build() -> tuple[Any, ...]:
+        kind = np.asarray(model.kind)
+        dofs = np.flatnonzero((kind == REVOLUTE) | (kind == PRISMATIC))
+        cols = np.asarray(model.tau_column)[dofs]
+        act = np.flatnonzero(cols >= 0)
+        return (np.asarray(model.q_index)[dofs], np.asarray(model.qd_index)[dofs], act,
+                cols[act], dofs)
+
+    index = model.memo("tangent_sweep_index", None, build)
+    if ph is None:
+        return index
+    dofs = index[-1]
+    return (*index[:4], np.asarray(ph.k, dtype=float)[dofs], np.asarray(ph.d, dtype=float)[dofs])
 
 
 def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
@@ -439,20 +491,20 @@ def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
     """
     from scipy.linalg import cho_factor, cho_solve
 
-    kind = np.asarray(model.kind)
-    one = (kind == REVOLUTE) | (kind == PRISMATIC)
-    dofs = np.flatnonzero(one)
-    qi = np.asarray(model.q_index)[dofs]
-    qdi = np.asarray(model.qd_index)[dofs]
-    _, dq, dqd, M, _ = tangent_sweep(model, ph, x, xdot[qdi])
+    _, dq, dqd, M, dofs = tangent_sweep(model, ph, x, xdot[_index(model)[1]])
+    qi, qdi, act, cols, k, d = _index(model, ph)
     nd, n_x, n_u = dofs.size, x.size, u.size
     rhs = np.zeros((nd, 2 * nd + n_u))
-    rhs[:, :nd] = -(dq + np.diag(np.asarray(ph.k, dtype=float)[dofs]))
-    rhs[:, nd:2 * nd] = -(dqd + np.diag(np.asarray(ph.d, dtype=float)[dofs]))
-    cols = np.asarray(model.tau_column)[dofs]
-    act = np.flatnonzero(cols >= 0)
-    rhs[act, 2 * nd + cols[act]] = 1.0
-    sol = cho_solve(cho_factor(M), rhs)
+    rhs[:, :nd] = dq
+    rhs[:, nd:2 * nd] = dqd
+    diag = np.arange(nd)
+    rhs[diag, diag] += k
+    rhs[diag, nd + diag] += d
+    rhs[:, :2 * nd] *= -1.0
+    rhs[act, 2 * nd + cols] = 1.0
+    # M is symmetric positive definite: Cholesky for large trees; below, LAPACK's general
+    # solver through numpy costs less call overhead than scipy's two calls
+    sol = cho_solve(cho_factor(M), rhs) if nd >= 64 else np.linalg.solve(M, rhs)
     A = np.zeros((n_x, n_x))
     A[qi, qdi] = 1.0
     A[np.ix_(qdi, qi)] = sol[:, :nd]
