@@ -616,11 +616,11 @@ def test_small_couplings_survive_the_repetition_reduction() -> None:
     G = tl.linearize_uncertain(model, free, fixed,
                                uncertain={"k": (1400.0, 2600.0), "m_g": (450.0, 550.0)}, **kw)
     assert G.kinds == {"k": "exact", "m_g": "covered", "ladder_q_eq": "equilibrium"}
-    # the reduction's rank decisions see through the units (rows and columns evened out
-    # first): m_g at its bound, the moving ladder angle above it (16 held, 14 least; 20
-    # before the structured stage)
+    # the reduction's rank decisions see through the units (states and signals evened out
+    # first): m_g 8 (least 7: its eighth direction is a 1e-10 coupling the bound's rank
+    # test may drop), the moving ladder angle 16 (least 14; 20 before the structured stage)
     reduced, least = {n: r for n, (_, r) in G.repeats.items()}, G.repeat_bounds
-    assert reduced["k"] == least["k"] == 1 and reduced["m_g"] == least["m_g"] == 8
+    assert reduced["k"] == least["k"] == 1 and reduced["m_g"] == 8 and least["m_g"] >= 7
     assert least["ladder_q_eq"] <= reduced["ladder_q_eq"] <= 16
     for values in ({"k": 2000.0, "m_g": 500.0}, {"k": 1400.0, "m_g": 550.0},
                    {"k": 2600.0, "m_g": 450.0}):

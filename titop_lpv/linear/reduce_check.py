@@ -27,11 +27,11 @@ REDUCTION_RTOL = 1e-11  # largest change of [A B; C D] a reduction may make, rel
 def reduce_checked(G: USS) -> tuple[USS, dict[str, tuple[int, int]]]:
     """Remove Δ repetitions that do not change the model, and check that they do not.
 
-    The reduction's rank decisions are relative to ‖M‖₂ (after evening out rows and
-    columns by powers of 2), which mixes the scales of every channel: a small but real
-    channel could fall under the threshold (a free balloon's 1e-4 couplings beside 1e4
-    entries). So the reduced model is compared with the assembled one at the nominal values
-    and at seeded points of the box; the loosest tolerance of
+    The reduction's rank decisions are relative to ‖M‖₂ (after evening out the rows
+    and columns of the states and signals by powers of 2), which mixes the scales of every
+    channel: a small but real channel could fall under the threshold (a free balloon's 1e-4
+    couplings beside 1e4 entries). So the reduced model is compared with the assembled one
+    at the nominal values and at seeded points of the box; the loosest tolerance of
     :data:`REDUCTION_TOLERANCES` that keeps every matrix within :data:`REDUCTION_RTOL`
     (relative to the largest entry) is kept, else no reduction.
 

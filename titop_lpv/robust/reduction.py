@@ -40,16 +40,20 @@ def _orth(X: np.ndarray, tol: float) -> np.ndarray:
     return U[:, : int(np.sum(s > tol))]
 
 
-def _balance(N: np.ndarray, n: int, blocks: Sequence[tuple[str, int, int]], sweeps: int = 12
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _balance(N: np.ndarray, n: int, blocks: Sequence[tuple[str, int, int]], *,
+             delta: bool, sweeps: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row and column scalings by powers of 2 (exact in floating point) that even out ``N``.
 
-    The states and every channel of a scalar block are scaled by a similarity (``x = s x̃``,
-    ``w_k = s_k w̃_k``, ``z̃_k = z_k / s_k``: it commutes with ``δ I``); input columns and output
-    rows by themselves; the channels of full blocks are left as they are. Each sweep sets
-    every similarity channel's off-diagonal row and column norms to their geometric mean
-    and the signal rows and columns to unit norm, so that the rank decisions of the
-    reduction do not depend on the units of the states and signals.
+    The states are scaled by a similarity (``x = s x̃``), input columns and output rows by
+    themselves; with ``delta``, every channel of a scalar block too (``w_k = s_k w̃_k``,
+    ``z̃_k = z_k / s_k``: it commutes with ``δ I``); the channels of full blocks are left as
+    they are. The reduction scales the states and signals only, and undoes that at the end:
+    its result keeps the δ channels' own scale (a reduced LFT whose δ channels were evened
+    out too is as exact, but the interval certificate of ``worst_case_gain`` failed on the
+    telescope's); the lower bounds, which return no LFT, scale the δ channels as well.
+    Each sweep sets every similarity channel's off-diagonal row and column norms to their
+    geometric mean and the signal rows and columns to unit norm, so that the rank decisions
+    of the reduction do not depend on the units of the states and signals.
 
     Returns
     -------
@@ -64,7 +68,7 @@ def _balance(N: np.ndarray, n: int, blocks: Sequence[tuple[str, int, int]], swee
     sim_c[:n] = True
     zr, wc = n, n
     for kind, nw, nz in blocks:
-        if kind == "full":
+        if kind == "full" or not delta:
             fixed_r[zr:zr + nz], fixed_c[wc:wc + nw] = True, True
         else:  # a scalar block: nz == nw
             sim_r[zr:zr + nz], sim_c[wc:wc + nw] = True, True
@@ -127,7 +131,7 @@ def reduce_abcd(S: ABCD, blocks: Sequence[tuple[str, int, int]], tol: float = 1e
         The reduced matrices and the new channel count of each block (full blocks unchanged).
     """
     n = S.n
-    N, fr, fc = _balance(np.block([[S.A, S.B], [S.C, S.D]]), n, blocks)
+    N, fr, fc = _balance(np.block([[S.A, S.B], [S.C, S.D]]), n, blocks, delta=False)
     n_z, n_w = sum(b[2] for b in blocks), sum(b[1] for b in blocks)
     tol_abs = tol * max(1.0, np.linalg.norm(N, 2)) if N.size else tol
     sizes = [b[1] for b in blocks]
@@ -253,7 +257,7 @@ def lower_bounds(S: ABCD, blocks: Sequence[tuple[str, int, int]], *, samples: in
         One bound per block (the block's own size for a full block).
     """
     n = S.n
-    N = _balance(np.block([[S.A, S.B], [S.C, S.D]]), n, blocks)[0]
+    N = _balance(np.block([[S.A, S.B], [S.C, S.D]]), n, blocks, delta=True)[0]
     tol_abs = tol * max(1.0, np.linalg.norm(N, 2)) if N.size else tol
     rng = np.random.default_rng(seed)
     zs = np.cumsum([n] + [b[2] for b in blocks])
