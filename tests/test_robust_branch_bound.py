@@ -90,10 +90,10 @@ def test_recentre_is_exact():
 def test_branch_bound_beats_dg_and_stays_sound():
     T = _loop()
     lft = split_lft(T, None)
-    rs = tl.robust_stability(T)
+    rs = tl.robust_stability(T, refine=False)
     assert rs.margin_lower < 0.95 * MARGIN  # D-G alone: conservative by > 5 %
     assert abs(rs.margin_upper - MARGIN) < 1e-6 * MARGIN
-    assert rs.certified == rs.mu.certified and rs.branch is None  # refine=False: as before
+    assert rs.certified == rs.mu.certified and rs.branch is None  # refine=False: D-G only
     proved, boxes = box_margin_lower(lft, 1.22, budget=60.0)
     assert proved and boxes > 1  # needed the split, and proved 1.22 > the D-G value
     # beyond the margin (the box contains p = q = 1.3): never proved

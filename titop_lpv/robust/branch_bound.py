@@ -256,6 +256,10 @@ class BranchResult:
         The scale ``k`` of the target box.
     elapsed : float
         Wall-clock time [s].
+    method : str
+        How each sub-box was proved: ``"D-G"`` (D-G scalings on frequency intervals,
+        :func:`branch_margin`) or ``"modal"`` (eigenvalue exclusion in the modes of the
+        sub-box centre, :func:`titop_lpv.robust.modal_box.modal_margin`).
     """
 
     margin_lower: float
@@ -264,6 +268,7 @@ class BranchResult:
     boxes: int
     target: float
     elapsed: float
+    method: str = "D-G"
 
 
 def branch_margin(lft: LoopLFT, lower: float, upper: float, *, budget: float = 10.0,

@@ -6,6 +6,7 @@ destabilising Δ, verified by closing the loop (the loop's parts:
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,16 @@ from .loop import (
     physical_values,
     split_lft,
 )
+from .modal_box import modal_margin
 from .mu import MuResult, freqresp, mu_sweep
-from .mu_upper import AB13MD_MAX_N, dg_init, mu_upper, scaled_matrices
+from .mu_upper import (
+    AB13MD_MAX_N,
+    dg_batch,
+    dg_init,
+    mu_upper,
+    pow2_scale,
+    scaled_matrices,
+)
 from .structure import block_values
 
 if TYPE_CHECKING:
@@ -41,6 +50,10 @@ __all__ = ["AUTO_MAX_PARAMETERS", "RobustStabilityResult", "robust_stability"]
 
 AUTO_MAX_PARAMETERS = 4  # refine="auto": branch and bound with at most this many parameters
 REFINE_RTOL = 0.02  # the gap above which the branch and bound runs, and where it stops
+MODAL_MAX_BOXES = 20000  # sub-boxes of the state-space branch and bound at most
+MODAL_TIGHT, MODAL_TIGHT_BOXES = 1e-7, 200  # its second target: ray crossing / (1 + 1e-7),
+#   tried when the first took at most 200 sub-boxes, with at most 200 more
+MODAL_DG_ROOM = 1e-3  # the certified sweep runs when the brief sweep's D-G margin is this near
 
 
 @dataclass(frozen=True)
@@ -86,9 +99,12 @@ class RobustStabilityResult:
         ``± j omega_critical`` (within 1e-6 · max(1, ω)).
     certified : str
         How ``margin_lower`` holds: ``mu.certified`` (the μ upper bound of the whole box:
-        ``"intervals"``, ``"exact"`` or ``"grid"``), or ``"branch_and_bound"`` when the
-        branch and bound over the δ box raised it (every piece of box × frequency proved by
-        a D-G certificate on frequency intervals; :mod:`titop_lpv.robust.branch_bound`).
+        ``"intervals"``, ``"exact"`` or ``"grid"``), or ``"branch_and_bound"`` when a
+        branch and bound over the δ box raised it: every sub-box proved in the state space
+        (``branch.method == "modal"``, :mod:`titop_lpv.robust.modal_box`) or every piece of
+        box × frequency by a D-G certificate on frequency intervals (``"D-G"``,
+        :mod:`titop_lpv.robust.branch_bound`). With ``"modal"``, ``mu`` may be a sweep on
+        the grid only (``mu.certified == "grid"``): the margin does not rest on it.
     branch : BranchResult or None
         The branch and bound run (margin it proved, target box, sub-boxes, time), if one
         ran.
@@ -123,9 +139,13 @@ class RobustStabilityResult:
         how = (f"1/peak μ upper bound; μ sweep peak {self.mu.peak_upper:.6g} at ω = "
                f"{self.mu.omega_upper:.6g} rad/s")
         if self.certified == "branch_and_bound" and self.branch is not None:
-            how = (f"branch and bound over the δ box: {self.branch.boxes} sub-boxes, "
-                   f"{self.branch.elapsed:.3g} s; the μ sweep alone proves "
-                   f"{1 / self.mu.peak_upper:.6g}")
+            alone = (f"the μ sweep alone proves {1 / self.mu.peak_upper:.6g}"
+                     if self.mu.certified in ("intervals", "exact") else
+                     f"μ sweep on the grid only: 1/peak {1 / self.mu.peak_upper:.6g}")
+            what = "modal eigenvalue exclusion" if self.branch.method == "modal" else \
+                "D-G bounds on frequency intervals"
+            how = (f"branch and bound over the δ box ({what}): {self.branch.boxes} "
+                   f"sub-boxes, {self.branch.elapsed:.3g} s; {alone}")
         return "\n".join([
             f"robust stability margin in [{self.margin_lower:.6g}, {self.margin_upper:.6g}] "
             "(structured norm of Δ; real δ normalised to [-1, 1])",
@@ -233,7 +253,7 @@ def _ray_search(lft: LoopLFT, t_max: float, seed: int) -> tuple[float, np.ndarra
 
 def robust_stability(M: Any, blocks: Any = None,
                      omega: Sequence[float] | np.ndarray | None = None, *,
-                     seed: int = 0, certify: bool = True, refine: str | bool = False,
+                     seed: int = 0, certify: bool = True, refine: str | bool = "auto",
                      budget: float = 5.0) -> RobustStabilityResult:
     """Robust stability margin of ``F_u(M, Δ)`` with a destabilising Δ, verified.
 
@@ -255,18 +275,33 @@ def robust_stability(M: Any, blocks: Any = None,
         Prove the μ upper bound, hence ``margin_lower``, at every frequency (default True;
         ``rs.mu.certified`` says how it holds); False: at the grid frequencies only, faster.
     refine : {"auto", "branch", False}
-        Raise ``margin_lower`` by a branch and bound over the δ box
-        (:func:`titop_lpv.robust.branch_bound.branch_margin`; real parameters only), which
-        removes the conservatism of the D-G bound with repeated or nonlinearly entering
-        parameters. ``"branch"``: whenever the gap ``margin_upper / margin_lower − 1``
-        exceeds 2 %; ``"auto"``: the same, only with ``certify``, at most
-        :data:`AUTO_MAX_PARAMETERS` distinct parameters and a padded structure of at most
-        16 channels (cheap sub-boxes); False (default): never.
+        Raise ``margin_lower`` by a branch and bound over the δ box (real parameters only,
+        when the ray search found a destabilising Δ), which removes the conservatism of the
+        D-G bound with repeated or nonlinearly entering parameters. First in the state
+        space (:func:`titop_lpv.robust.modal_box.modal_margin`: each sub-box proved by
+        eigenvalue exclusion in the modes of its centre, about a millisecond per sub-box),
+        towards the box ``ray crossing / 1.01``, then, if that took at most 200 sub-boxes,
+        ``/ (1 + 10⁻⁷)`` (200 sub-boxes at most); its anytime bound is kept when the budget
+        or a sub-box narrower than 10⁻³ of the box stops it. It runs when the D-G bound on
+        the grid (the μ sweep without its certificate; above 16 channels a quicker one,
+        ``_grid_mu``) leaves a gap above 2 %. When it proves more
+        than that D-G bound (with 0.1 % room), the quick sweep is returned as ``rs.mu``
+        (``certified == "grid"``: a description, the margin does not rest on it) and the
+        certified μ sweep is not run; else the certified sweep runs and the larger margin
+        is kept. Then, while the gap ``margin_upper / margin_lower − 1`` exceeds 2 %, the
+        D-G branch and bound (:func:`titop_lpv.robust.branch_bound.branch_margin`).
+        ``"auto"`` (default): the modal route with at most :data:`AUTO_MAX_PARAMETERS`
+        distinct parameters and more than one scalar channel (with one, μ is exact); the
+        D-G one only when the modal margin was not kept, with a padded structure of at most
+        16 channels. ``"branch"``: both, whatever the sizes and the grid's gap. False:
+        neither (the D-G bound of the whole box). Only with ``certify``.
     budget : float
-        Wall-clock time [s] the branch and bound may spend (default 5; > 0). When it ends
-        before the target box is proved, its anytime bound (the structured norm of the
-        nearest sub-box not proved) is kept if it is above the D-G margin. On the telescope
-        loop of ``benchmarks/bench_robust.py`` (Δ 30×30) it needs about 25 s.
+        Wall-clock time [s] each branch and bound may spend (default 5; > 0; the modal
+        route's second target a quarter of it). When one ends
+        before its target box is proved, its anytime bound (the structured norm of the
+        nearest sub-box not proved) is kept if it is above the other margins. On the
+        telescope loop of ``benchmarks/bench_robust.py`` (3 parameters, Δ 25×25) the modal
+        route proves 1 % below the crossing in 483 sub-boxes, about 1 s.
 
     Returns
     -------
@@ -310,19 +345,38 @@ def robust_stability(M: Any, blocks: Any = None,
     # crossing of the spectral abscissa); μ lower bounds cost seconds each there (measured
     # 16 s for two at 30×30) and found none. On small structures they place the refined
     # peak where μ is attained, which the interval certificate needs
-    # real parameters only: the ray search first, up to 4 (then 64) times the inverse of a
+    # real parameters only: the ray search first, up to 4 (then 64, 1024) times the inverse of a
     # cheap upper bound of μ; its crossing is a lower bound of the μ peak, where the interval
     # certificate starts (else it climbs to the peak in many small raises where μ is flat)
     ray = None
     if lft.st.all_real:
         est = _balanced_peak(lft, omega)
-        for f in (4.0, 64.0):
+        for f in (4.0, 64.0, 1024.0):
             ray = _ray_search(lft, f / max(est, 1e-12), seed)
             if ray is not None:
                 break
-    res = mu_sweep(lft.m11(), lft.st.delta, omega, lower=False, seed=seed, certify=certify,
-                   peak_lower=not (lft.st.all_real and lft.st.N > AB13MD_MAX_N),
-                   floor=1 / ray[0] if ray is not None and ray[0] > 0 else 0.0)
+    # real parameters, a destabilising Δ found, and the D-G bound on the grid (a quick
+    # description of μ: _grid_mu) more than 2 % below it: prove the box just inside the
+    # crossing in the state space (modal_box); when that proves more than the D-G bound on
+    # the grid, the certified μ sweep is not run (one real scalar: μ is exact, no need)
+    modal, desc = None, None
+    if lft.st.all_real and lft.st.N > 1 and ray is not None and ray[0] > 0 and certify and (
+            refine == "branch" or (refine == "auto" and
+                                   len(lft.st.blocks) <= AUTO_MAX_PARAMETERS)):
+        desc = _grid_mu(lft, omega) if lft.st.N > AB13MD_MAX_N else \
+            mu_sweep(lft.m11(), lft.st.delta, omega, lower=False, seed=seed, certify=False,
+                     peak_lower=False)
+        if ray[0] > (1 + REFINE_RTOL) / desc.peak_upper or refine == "branch":
+            modal = _modal_route(lft, ray[0], budget)
+    if modal is not None and modal.proved and \
+            (1 + MODAL_DG_ROOM) / desc.peak_upper <= modal.margin_lower:
+        res, proved = desc, True
+    else:
+        res, proved = mu_sweep(lft.m11(), lft.st.delta, omega, lower=False, seed=seed,
+                               certify=certify,
+                               peak_lower=not (lft.st.all_real and lft.st.N > AB13MD_MAX_N),
+                               floor=1 / ray[0] if ray is not None and ray[0] > 0 else 0.0), \
+            False
     delta, method, peak = res.delta, "μ lower bound", res.peak_upper
     m_up = 1 / res.peak_lower if res.peak_lower > 0 else np.inf
     if lft.st.all_real:
@@ -359,18 +413,61 @@ def robust_stability(M: Any, blocks: Any = None,
             k = int(np.argmin(np.abs(p - 1j * wc)))
             dver = bool(abs(p[k] - 1j * wc) <= 1e-6 * max(1.0, wc) and on_axis(p[k]))
     how, branch = res.certified, None
+    if modal is not None and modal.proved:  # proved in the state space (modal_box)
+        cand = min(modal.margin_lower, float(m_up))
+        if proved or cand > m_low:  # (proved: the μ sweep ran on the grid only)
+            m_low, how, branch = cand, "branch_and_bound", modal
     if lft.st.all_real and np.isfinite(m_up) and m_up > m_low * (1 + REFINE_RTOL) and \
             (refine == "branch" or (refine == "auto" and certify and lft.st.N <= AB13MD_MAX_N
-                                    and len(lft.st.blocks) <= AUTO_MAX_PARAMETERS)):
+                                    and len(lft.st.blocks) <= AUTO_MAX_PARAMETERS
+                                    and branch is None)):
         # the D-G margin skips the inner box only when it holds at every frequency
-        proved = m_low if res.certified in ("intervals", "exact") else 0.0
-        branch = branch_margin(lft, proved, float(m_up), budget=budget, rtol=REFINE_RTOL)
-        if branch.margin_lower > m_low:
-            m_low, how = min(branch.margin_lower, float(m_up)), "branch_and_bound"
+        inner = m_low if res.certified in ("intervals", "exact") or \
+            how == "branch_and_bound" else 0.0
+        dg = branch_margin(lft, inner, float(m_up), budget=budget, rtol=REFINE_RTOL)
+        if dg.margin_lower > m_low:
+            m_low, how, branch = min(dg.margin_lower, float(m_up)), "branch_and_bound", dg
     return RobustStabilityResult(
         m_low, float(m_up), abs(pole.imag),
         delta, vals, physical_values(lft, vals), pole, dist,
         on_axis(pole), method, res, _nominal_poles(lft), dsys, dver, how, branch)
+
+
+def _modal_route(lft: LoopLFT, crossing: float, budget: float) -> BranchResult:
+    """The state-space branch and bound towards ``crossing / 1.01`` and, when that took
+    at most :data:`MODAL_TIGHT_BOXES` sub-boxes, towards ``crossing / (1 + MODAL_TIGHT)``
+    (:func:`titop_lpv.robust.modal_box.modal_margin`)."""
+    k = crossing / (1 + REFINE_RTOL / 2)
+    t0 = time.perf_counter()
+    got, count, done = modal_margin(lft, k, budget=budget, max_boxes=MODAL_MAX_BOXES)
+    if done and count <= MODAL_TIGHT_BOXES:  # the first target came cheap: the test is sharp
+        k2 = crossing / (1 + MODAL_TIGHT)
+        got2, count2, done2 = modal_margin(lft, k2, budget=budget / 4, inner=k,
+                                           max_boxes=MODAL_TIGHT_BOXES)
+        count += count2
+        k, got = (k2, k2) if done2 else (k, max(got, got2))
+    return BranchResult(got, got > 0, done, count, k, time.perf_counter() - t0, "modal")
+
+
+def _grid_mu(lft: LoopLFT, omega: np.ndarray) -> MuResult:
+    """μ of M11 described quickly on a large structure: D-G upper bounds on ``omega``
+    (20 quasi-Newton steps on every tenth frequency, 3 warm-started ones everywhere, 20 more
+    on the 8 largest), valid at those frequencies only (``certified == "grid"``); no lower
+    bound. (Up to 16 padded channels the grid μ sweep is used instead.)"""
+    st = lft.st
+    Mw = freqresp(lft.m11(), omega)
+    scale = pow2_scale(Mw)
+    Z = st.pad(Mw / scale)
+    idx = np.unique(np.r_[np.arange(0, omega.size, 10), omega.size - 1])
+    _, xc = dg_batch(Z[idx], st, iters=20)
+    near = np.clip(np.searchsorted(idx, np.arange(omega.size)), 0, idx.size - 1)
+    ub, x = dg_batch(Z, st, xc[near], iters=3)
+    top = np.argsort(-ub)[:8]
+    ub[top] = np.minimum(ub[top], dg_batch(Z[top], st, x[top], iters=20)[0])
+    ub = ub * scale
+    k = int(np.argmax(ub))
+    return MuResult(omega, ub, np.zeros(omega.size), float(ub[k]), float(omega[k]), 0.0, 0.0,
+                    None, tuple(st.blocks), np.zeros(0))
 
 
 def _balanced_peak(lft: LoopLFT, omega: np.ndarray) -> float:
