@@ -116,6 +116,8 @@ def scale_table(sizes: list[int]) -> None:
 def simulate_run(n: int, span: float) -> None:
     model, t_load = load(n)
     tl.simulate(model, (0.0, 0.002), method="RK4", dt=1e-3, n_points=3, outputs=[])  # warm
+    x0 = model.default_state()
+    t_rhs = best_time(lambda: model.dynamics(0.0, x0))  # one right-hand side, standalone
     steps = round(span / 1e-3)
     tracemalloc.start()
     t = time.perf_counter()
@@ -129,6 +131,10 @@ def simulate_run(n: int, span: float) -> None:
           f"load {t_load:.2f} s, run {elapsed:.1f} s ({traj.nfev} evaluations, "
           f"{1e3 * elapsed / traj.nfev:.1f} ms each), tracemalloc peak {peak / 1e6:.0f} MB, "
           f"max RSS {rss:.2f} GB")
+    per_call = elapsed / traj.nfev
+    print(f"  one right-hand side standalone {1e3 * t_rhs:.1f} ms ({1e6 * t_rhs / n:.3f} us per "
+          f"body); inside simulate {1e3 * per_call:.1f} ms: RK4 and simulate add "
+          f"{100 * (per_call / t_rhs - 1):+.0f} %")
     q = traj.x[:, :].reshape(len(traj.t), -1, 7)[:, :, :4]
     print(f"  quaternion norms: max | |q| - 1 | = {np.max(np.abs(np.sum(q * q, -1) - 1)):.1e}")
     kinetic, potential = tl.energy(model, traj.x)

@@ -85,8 +85,28 @@ def kernel_data(model: Tree, ph: Physics) -> KernelData:
         arr(ph.loop_d).reshape(-1, 6),
         model.nv.astype(np.int64) * (np.isin(model.kind, MULTI_DOF)),
         arr(_first_axes(model, ph)), arr(ph.extra), model.qdd_column.astype(np.int64),
-        bool(model.attitude == "quaternion"),
+        bool(model.attitude == "quaternion"), _needs_attitude(model),
+        np.all(np.asarray(ph.rot) == np.eye(3), axis=(1, 2)),
     ))
+
+
+def _needs_attitude(model: Tree) -> np.ndarray:
+    """Bodies whose attitude ``P_{b/i}`` and origin the kernel computes, (n,) bool: those an
+    inertial-frame load, an inertial-frame wrench input or a loop closure names, and their
+    ancestors (a body's attitude is its parent's times its joint rotation)."""
+    need = np.zeros(len(model.body_names), dtype=np.bool_)
+    lds, wi, lp = model.loads, model.wrench_inputs, model.loops
+    need[np.asarray(lds.body)[~np.asarray(lds.body_frame, dtype=bool)]] = True
+    need[np.asarray(wi.body)[~np.asarray(wi.body_frame, dtype=bool)]] = True
+    need[np.asarray(lp.a)] = True
+    need[np.asarray(lp.b)] = True
+    if not need.any():
+        return need
+    parent = np.asarray(model.parent)
+    for i in range(len(need) - 1, -1, -1):  # parents come before their children
+        if need[i] and parent[i] >= 0:
+            need[parent[i]] = True
+    return need
 
 
 def _first_axes(model: Tree, ph: Physics) -> np.ndarray:

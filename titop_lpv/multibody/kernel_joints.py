@@ -337,10 +337,14 @@ def euler(theta, axes, P, Gamma, scratch):
     inv3(B, Gamma)  # Γ = B⁻¹ by the adjugate (complex-safe)
 
 
-def solve6(A, b, out):
-    """Solve the 6×6 system A out = b by Gaussian elimination (A is SPD: no pivoting)."""
-    M = A.copy()
-    y = b.copy()
+def solve6(A, b, out, M):
+    """Solve the 6×6 system A out = b by Gaussian elimination (A is SPD: no pivoting).
+    ``b`` is overwritten; ``M``: 6×6 scratch (allocation-free: the sweeps run without
+    numba's reference counting)."""
+    for i in range(6):
+        for j in range(6):
+            M[i, j] = A[i, j]
+    y = b
     for k in range(6):
         for i in range(k + 1, 6):
             f = M[i, k] / M[k, k]
