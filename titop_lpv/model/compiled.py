@@ -30,6 +30,7 @@ from ..multibody.tables import (
     LoadTable,
     LoopTable,
     OutputSpec,
+    PointTable,
     SlotIndex,
     WrenchInputTable,
     readonly,
@@ -49,8 +50,8 @@ from .description import (
     Universal,
     Weld,
 )
-from .joint_leaves import EXTRA_SLOTS, joint_leaves
-from .layout import Slots, j_attitude, signal_units
+from .joint_leaves import EXTRA_SLOTS
+from .layout import Slots, body_columns, j_attitude, signal_units
 from .records import gc_paused
 from .signals import signal_names
 from .validate import Plan, check
@@ -61,14 +62,35 @@ NUMPY_CHECK_BODIES = 300  # models up to this size are also checked by the numpy
 
 _KIND = {Free: FREE, Weld: WELD, Revolute: REVOLUTE, Prismatic: PRISMATIC,
          Spherical: SPHERICAL, Universal: UNIVERSAL}
-_IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
-_Z_AXIS = (0.0, 0.0, 1.0)
-_AXIS = {REVOLUTE: "axis", PRISMATIC: "axis", UNIVERSAL: "axis2"}  # joint attribute
-_SCALARS = (("k", "stiffness"), ("d", "damping"), ("rest", "rest"), ("q0", "q0"),
-            ("qd0", "qd0"))
 # states per joint, and the offset of the first velocity state from the first state
 _N_STATES = {REVOLUTE: 2, PRISMATIC: 2, SPHERICAL: 7, UNIVERSAL: 4, WELD: 0}
 _QD_OFFSET = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 4, UNIVERSAL: 2}
+
+
+_SPEC_FIELDS = ("kind", "body", "point", "body_frame", "columns")
+
+
+def _output_spec(spec: tuple[Any, ...]) -> OutputSpec:
+    """``OutputSpec(*spec)`` without the frozen dataclass ``__init__`` (one per sensor: the
+    default outputs of 10⁵ bodies are 10⁵ sensors)."""
+    obj = object.__new__(OutputSpec)
+    object.__setattr__(obj, "__dict__", dict(zip(_SPEC_FIELDS, spec)))
+    return obj
+
+
+def _state_layout(bodies: list[Any], kind: list[int]) -> tuple[list[int], list[int], int]:
+    """State index of each joint's first position and rate (-1 without), and the number of
+    states, from the states per joint kind (a floating base: 12, or 13 with a quaternion)."""
+    per = [_N_STATES.get(k_i, 0) for k_i in kind]
+    if kind and kind[0] == FREE:
+        per[0] = 13 if j_attitude(bodies[0]) == "quaternion" else 12
+    first = np.concatenate(([0], np.cumsum(per, dtype=np.int64)))
+    k = np.asarray(kind, dtype=np.int64)
+    moving = (k != FREE) & (k != WELD)
+    qd_off = np.array([_QD_OFFSET.get(k_i, 0) for k_i in range(max(_KIND.values()) + 1)])
+    q_idx = np.where(moving, first[:-1], -1)
+    qd_idx = np.where(moving, first[:-1] + qd_off[k], -1)
+    return q_idx.tolist(), qd_idx.tolist(), int(first[-1])
 
 
 class Model(Tree):
@@ -102,67 +124,39 @@ class Model(Tree):
         s = system
         bodies = [s.bodies[i] for i in plan.order]
         names = tuple(b.name for b in bodies)
-        bindex = {n: i for i, n in enumerate(names)}
+        bindex = dict(zip(names, range(len(names))))
         param_names = tuple(s.parameters)
         slots = Slots(param_names)
 
-        parent = [bindex[plan.parent[b.name]] if plan.parent[b.name] else -1 for b in bodies]
+        parent_names = list(map(plan.parent.__getitem__, names))
+        parent = [-1 if p is None else bindex[p] for p in parent_names]
         kind = [_KIND[type(b.joint)] for b in bodies]
         states, inputs, named_outputs = (plan.signals if plan.signals is not None else
                                          signal_names(bodies, list(s.inputs), list(s.outputs)))
         iindex = {nm: k for k, nm in enumerate(inputs)}
         base = states.index(f"{bodies[0].name}_vx") if kind and kind[0] == FREE else -1
-        base0: list[int] = []
-        zero3 = slots.vec((0.0, 0.0, 0.0))
-        zero33 = [zero3, zero3, zero3]
-        q_idx, qd_idx, tau_col, qdd_col = [], [], [], []
-        i_mass, i_inertia, i_com, i_off, i_rot, i_axis = [], [], [], [], [], []
-        i_scalar: dict[str, list[int]] = {k: [] for k, _ in _SCALARS}
-        scalars = [(i_scalar[k], attr) for k, attr in _SCALARS]
-        i_extra: list[list[int]] = []
-        points: dict[tuple[str, str], list[int]] = {}
-        add, vec, mat = slots.add, slots.vec, slots.mat
-        plan_parent, plan_port = plan.parent, plan.parent_port
-        offset = 0  # of the body's first state
-        for i, b in enumerate(bodies):
-            j, k_i, name = b.joint, kind[i], b.name
-            if k_i == FREE:
-                offset += 13 if j_attitude(b) == "quaternion" else 12
-                q_idx.append(-1)
-                qd_idx.append(-1)
-            else:
-                q_idx.append(offset if k_i != WELD else -1)
-                qd_idx.append(offset + _QD_OFFSET[k_i] if k_i != WELD else -1)
-                offset += _N_STATES[k_i]
-            one_dof = k_i == REVOLUTE or k_i == PRISMATIC
-            tau_col.append(iindex.get(f"{name}_tau", -1) if one_dof else -1)
-            qdd_col.append(iindex.get(f"{name}_qdd", -1) if one_dof else -1)
-            i_mass.append(add(b.mass))
-            inertia = b.inertia
-            i_inertia.append(mat(inertia) if inertia is not None else zero33)
-            com = vec(b.com)
-            i_com.append(com)
-            points[(name, "origin")] = zero3
-            points[(name, "com")] = com
-            for port, pvec in b.ports.items():
-                points[(name, port)] = vec(pvec)
-            i_off.append(points[(plan_parent[name], plan_port[name])] if parent[i] >= 0
-                         else zero3)
-            rot = getattr(j, "rotation", None)
-            i_rot.append(mat(rot if rot is not None else _IDENTITY))
-            axis = _AXIS.get(k_i)
-            i_axis.append(vec(getattr(j, axis) if axis else _Z_AXIS))
-            first, extra = joint_leaves(j)
-            for column, attr in scalars:
-                column.append(add(first.get(attr, getattr(j, attr, 0.0))))
-            i_extra.append(vec(extra))
-            if k_i == FREE:  # initial conditions in state order: v0, w0, position0, (φ, θ, ψ)
-                e = j.euler0
-                attitude = (j.q0 if j.attitude == "quaternion" else (e[2], e[1], e[0]))
-                base0 = vec((*j.v0, *j.w0, *j.position0, *attitude))
-        if offset != len(states):  # the state layout of signal_names, checked
-            raise ModelError(f"internal: {offset} states laid out, {len(states)} named",
+        q_idx, qd_idx, n_laid = _state_layout(bodies, kind)
+        if n_laid != len(states):  # the state layout of signal_names, checked
+            raise ModelError(f"internal: {n_laid} states laid out, {len(states)} named",
                              name=s.name)
+        tau_col, qdd_col = [-1] * len(bodies), [-1] * len(bodies)
+        if iindex:
+            for i, k_i in enumerate(kind):
+                if k_i == REVOLUTE or k_i == PRISMATIC:
+                    tau_col[i] = iindex.get(f"{names[i]}_tau", -1)
+                    qdd_col[i] = iindex.get(f"{names[i]}_qdd", -1)
+        col = body_columns(slots, bodies, kind,
+                           [None if p is None else bodies[bindex[p]] for p in parent_names],
+                           list(map(plan.parent_port.__getitem__, names)))
+        points = PointTable(names, col["origin"], col["com"], col["port_names"],
+                            col["port_slots"])
+        zero3 = col["origin"]
+        base0: list[int] = []
+        if kind and kind[0] == FREE:  # initial conditions in state order: v0, w0, position0,
+            j = bodies[0].joint  # (φ, θ, ψ) or the quaternion
+            e = j.euler0
+            attitude = (j.q0 if j.attitude == "quaternion" else (e[2], e[1], e[0]))
+            base0 = slots.vec((*j.v0, *j.w0, *j.position0, *attitude))
 
         n_taus = sum(t >= 0 for t in tau_col)
         w_body = [bindex[item.body] for item in s.inputs]
@@ -207,10 +201,10 @@ class Model(Tree):
         for out, onames in named_outputs:
             start = len(outputs)
             outputs += onames
-            out_spec.append((out.type, bindex[out.body], points[(out.body, out.point)],
-                             out.frame == "body", slice(start, len(outputs))))
+            point = zero3 if out.point == "origin" else points[(out.body, out.point)]
+            out_spec.append((out.type, bindex[out.body], point, out.frame == "body",
+                             slice(start, len(outputs))))
 
-        units = signal_units(bodies, kind, states, inputs, out_spec, outputs)
         param_defs = list(s.parameters.values())
         source = copy.copy(s)  # a snapshot (its records are frozen): later edits of the
         for key in ("bodies", "loads", "loops", "inputs", "outputs"):  # System do not leak
@@ -235,16 +229,16 @@ class Model(Tree):
             attitude=j_attitude(bodies[0]) if kind and kind[0] == FREE else "euler",
             base_index=base,
             slots=SlotIndex(
-                mass=readonly(i_mass, int),
-                inertia=readonly(i_inertia, int),
-                com=readonly(i_com, int),
-                offset=readonly(i_off, int),
-                rot=readonly(i_rot, int),
-                axis=readonly(i_axis, int),
+                mass=readonly(col["mass"], int),
+                inertia=readonly(col["inertia"], int),
+                com=readonly(col["com"], int),
+                offset=readonly(col["offset"], int),
+                rot=readonly(col["rot"], int),
+                axis=readonly(col["axis"], int),
                 gravity=readonly(slots.vec(s.gravity), int),
                 base0=readonly(base0, int),
-                extra=readonly(i_extra, int).reshape(-1, EXTRA_SLOTS),
-                **{k: readonly(v, int) for k, v in i_scalar.items()},
+                extra=readonly(col["extra"], int).reshape(-1, EXTRA_SLOTS),
+                **{k: readonly(col[k], int) for k in ("k", "d", "rest", "q0", "qd0")},
             ),
             loads=LoadTable(
                 kind=readonly(l_kind, int), body=readonly(l_body, int),
@@ -263,14 +257,14 @@ class Model(Tree):
                 body=readonly(w_body, int), point=readonly(w_point, int).reshape(-1, 3),
                 body_frame=readonly(w_frame, bool), col=readonly(w_col, int),
             ),
-            output_specs=tuple(OutputSpec(*spec) for spec in out_spec),
+            output_specs=tuple(map(_output_spec, out_spec)),
             points=points,
             slot_const=slots.const,
             slot_param=slots.param,
             param_defaults=[float(p.value) for p in param_defs],
             param_bounds=[[-np.inf if p.min is None else float(p.min),
                            np.inf if p.max is None else float(p.max)] for p in param_defs],
-            units=units,
+            units=signal_units,  # built on first use, from the tree
         )
 
     def _init_caches(self) -> None:

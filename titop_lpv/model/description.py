@@ -34,8 +34,8 @@ from .records import (
     Vector,
     freeze,
     freeze_column,
-    make,
     plain,
+    record_defaults,
     record_dict,
 )
 
@@ -171,17 +171,26 @@ def bodies_from_tables(tables: list[dict[str, Any]]) -> list[Body] | None:
     if not _JOINT_KEYS:
         for kind, cls in JOINT_TYPES.items():
             _JOINT_KEYS[kind] = frozenset(f.name for f in fields(cls) if f.init) | {"type"}
-    allowed = frozenset(BODY_KEYS)
-    joints: list[dict[str, Any]] = []
-    for t in tables:
-        js = t.get("joint")
-        if not t.keys() <= allowed or type(js) is not dict or not t.get("name"):
+    if not tables:
+        return []
+    if not set().union(*map(dict.keys, tables)) <= frozenset(BODY_KEYS):
+        return None
+    joints: list[Any] = [t.get("joint") for t in tables]
+    if set(map(type, joints)) != {dict} or not all([t.get("name") for t in tables]):
+        return None
+    kinds = [js.get("type") for js in joints]
+    if set(map(type, kinds)) != {str}:
+        return None
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for kind, js in zip(kinds, joints):
+        groups.setdefault(kind, []).append(js)
+    for kind, group in groups.items():
+        keys = _JOINT_KEYS.get(kind)
+        if keys is None or not set().union(*map(dict.keys, group)) <= keys:
             return None
-        kind = js.get("type")
-        keys = _JOINT_KEYS.get(kind) if type(kind) is str else None
-        if keys is None or not js.keys() <= keys or type(t.get("ports", {})) is not dict:
-            return None
-        joints.append(js)
+    port_tables = [t.get("ports", _NO_PORTS) for t in tables]
+    if not set(map(type, port_tables)) <= {dict}:
+        return None
     columns: dict[str, list[Any]] = {}
     for key in BODY_KEYS:
         if key in ("joint", "ports"):
@@ -190,26 +199,40 @@ def bodies_from_tables(tables: list[dict[str, Any]]) -> list[Body] | None:
         if col is None:
             return None
         columns[key] = col
-    port_tables = [t.get("ports", {}) for t in tables]
     vectors = freeze_column(list(chain.from_iterable(p.values() for p in port_tables)))
     if vectors is None:
         return None
     flat = iter(vectors)
-    columns["ports"] = [dict(zip(p, flat)) for p in port_tables]
-    kw: list[dict[str, Any]] = [{} for _ in joints]
+    defaults = {kind: record_defaults(JOINT_TYPES[kind]) for kind in groups}
+    states = [dict(defaults[kind][1]) for kind in kinds]  # each joint's fields
     for key in set().union(*map(dict.keys, joints)) - {"type"}:
-        where = [i for i, js in enumerate(joints) if key in js]
-        col = freeze_column([joints[i][key] for i in where])
+        try:  # the common case: every joint has the key
+            values, where = [js[key] for js in joints], None
+        except KeyError:
+            where = [i for i, js in enumerate(joints) if key in js]
+            values = [joints[i][key] for i in where]
+        col = freeze_column(values)
         if col is None:
             return None
-        for i, value in zip(where, col):
-            kw[i][key] = value
-    return [make(Body, {"name": name, "joint": make(JOINT_TYPES[js["type"]], k, frozen=True),
-                        "parent": parent, "mass": mass, "inertia": inertia, "com": com,
-                        "ports": ports}, frozen=True)
-            for name, js, k, parent, mass, inertia, com, ports in zip(
-                columns["name"], joints, kw, columns["parent"], columns["mass"],
-                columns["inertia"], columns["com"], columns["ports"])]
+        for state, value in (zip(states, col) if where is None else
+                             zip(map(states.__getitem__, where), col)):
+            state[key] = value
+    new, set_state = object.__new__, object.__setattr__  # as records.make, inlined
+    out = []
+    for name, kind, state, parent, mass, inertia, com, ports in zip(
+            columns["name"], kinds, states, columns["parent"], columns["mass"],
+            columns["inertia"], columns["com"], port_tables):
+        joint = new(defaults[kind][0])
+        set_state(joint, "__dict__", state)
+        body = new(Body)
+        set_state(body, "__dict__", {"parent": parent, "mass": mass, "inertia": inertia,
+                                     "com": com, "ports": dict(zip(ports, flat)),
+                                     "name": name, "joint": joint})
+        out.append(body)
+    return out
+
+
+_NO_PORTS: dict[str, Any] = {}
 
 
 def _column(tables: list[dict[str, Any]], key: str, default: Any) -> list[Any] | None:

@@ -18,6 +18,7 @@ import numpy as np
 from ..exceptions import ModelFileError
 from .builder import System
 from .compiled import Model
+from .records import gc_paused
 from .urdf import read_urdf
 
 if sys.version_info >= (3, 11):
@@ -165,8 +166,9 @@ def load_model(source: str | Path | dict[str, Any] | System, *, floating: bool =
     if isinstance(source, System):
         return source.compile()
     if isinstance(source, (str, PathLike)):
-        return System.from_dict(read_description(source)).compile()
-    return System.from_dict(source).compile()  # a dict, or a problem naming what it is
+        source = read_description(source)
+    with gc_paused():  # reading and compiling in one pause: the records are not garbage
+        return System.from_dict(source).compile()  # a dict, or a problem naming what it is
 
 
 class URDFModel(Model):

@@ -20,11 +20,9 @@ class Joint(Record):
     """Base class of the joints; ``type`` is the schema's ``joint.type``."""
 
     type: ClassVar[str] = ""
-
-    @property
-    def dof(self) -> int:
-        """Number of degrees of freedom of the joint."""
-        return {"free": 6, "weld": 0, "spherical": 3, "universal": 2}.get(self.type, 1)
+    dof: ClassVar[int] = 1
+    """Number of degrees of freedom of the joint (a class constant: read once per body of a
+    large model)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The joint as a schema dict (``{"type": ..., ...}``), defaults omitted."""
@@ -53,6 +51,7 @@ class Free(Joint):
     """
 
     type: ClassVar[str] = "free"
+    dof: ClassVar[int] = 6
     position0: Vector = (0.0, 0.0, 0.0)
     euler0: Vector = (0.0, 0.0, 0.0)
     v0: Vector = (0.0, 0.0, 0.0)
@@ -73,6 +72,7 @@ class Weld(Joint):
     """
 
     type: ClassVar[str] = "weld"
+    dof: ClassVar[int] = 0
     rotation: Matrix | None = None
 
 
@@ -202,6 +202,7 @@ class Spherical(Joint):
     """
 
     type: ClassVar[str] = "spherical"
+    dof: ClassVar[int] = 3
     rotation: Matrix | None = None
     stiffness: Number = 0.0
     damping: Number = 0.0
@@ -238,6 +239,7 @@ class Universal(Joint):
     """
 
     type: ClassVar[str] = "universal"
+    dof: ClassVar[int] = 2
     axis1: Vector = (1.0, 0.0, 0.0)
     axis2: Vector = (0.0, 1.0, 0.0)
     rotation: Matrix | None = None

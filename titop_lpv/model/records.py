@@ -9,13 +9,14 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, fields
-from itertools import chain
+from itertools import chain, islice
 from typing import Any, Union
 
 import numpy as np
 
 __all__ = ["Matrix", "Number", "Record", "Vector", "freeze", "freeze_column", "gc_paused",
-           "has_null", "make", "plain", "record_dict", "without_nulls"]
+           "has_null", "make", "plain", "record_defaults", "record_dict",
+           "without_nulls"]
 
 Number = Union[float, str]  # noqa: UP007  a number or a parameter name
 Vector = tuple[Number, ...]
@@ -84,6 +85,46 @@ class Record:
                     object.__setattr__(self, name, frozen)
 
 
+def _known(record_class: type) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    """The constant defaults and the default factories of a record class (cached)."""
+    known = _DEFAULTS.get(record_class)
+    if known is None:
+        const, factories = {}, []
+        for f in fields(record_class):
+            if f.default is not MISSING:
+                const[f.name] = f.default
+            elif f.default_factory is not MISSING:
+                factories.append((f.name, f.default_factory))
+        known = _DEFAULTS[record_class] = (const, tuple(factories))
+    return known
+
+
+def record_defaults(record_class: type) -> tuple[type, dict[str, Any]]:
+    """The class and its fields' constant defaults, for building many records as
+    :func:`make` does (a class whose fields have default factories is refused).
+
+    Parameters
+    ----------
+    record_class : type
+        A record class (a frozen dataclass deriving from :class:`Record`).
+
+    Returns
+    -------
+    tuple
+        ``(record_class, {field: default})``: a record is ``object.__new__(record_class)``
+        with ``__dict__`` set to ``{**defaults, **frozen_values}``.
+
+    Raises
+    ------
+    TypeError
+        A field has a default factory.
+    """
+    const, factories = _known(record_class)
+    if factories:
+        raise TypeError(f"{record_class.__name__} has fields with default factories")
+    return record_class, const
+
+
 def make(record_class: type, values: dict[str, Any], frozen: bool = False) -> Any:
     """A record of class ``record_class`` from keyword values, as ``record_class(**values)``
     builds it (the same fields, frozen the same way), without the dataclass ``__init__``:
@@ -104,16 +145,11 @@ def make(record_class: type, values: dict[str, Any], frozen: bool = False) -> An
     Record
         Equal to ``record_class(**values)``.
     """
-    known = _DEFAULTS.get(record_class)
-    if known is None:
-        const, factories = {}, []
-        for f in fields(record_class):
-            if f.default is not MISSING:
-                const[f.name] = f.default
-            elif f.default_factory is not MISSING:
-                factories.append((f.name, f.default_factory))
-        known = _DEFAULTS[record_class] = (const, tuple(factories))
-    const, factories = known
+    const, factories = _DEFAULTS.get(record_class) or _known(record_class)
+    if frozen and not factories:  # the common case of a large model: one dict
+        obj = object.__new__(record_class)
+        object.__setattr__(obj, "__dict__", {**const, **values})
+        return obj
     state = dict(const)
     for name, factory in factories:
         if name not in values:
@@ -133,6 +169,19 @@ _PLAIN = frozenset((float, int, str, bool))  # leaves other than None
 _SEQUENCES = frozenset((list, tuple))
 
 
+_FLOAT = {float}
+
+
+def _shared(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """``items`` with equal tuples replaced by one of them (one object per distinct vector
+    or matrix of floats: a large model's identical coms, inertias and ports cost one tuple,
+    and later steps find the identical ones by identity). Only for tuples of floats, whose
+    equality is that of their values (0.0 and -0.0 count as equal, as in the compiled
+    model's slot vector)."""
+    first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    return list(map(first.setdefault, items, items))
+
+
 def freeze_column(values: list[Any]) -> list[Any] | None:
     """:func:`freeze` of every item of a list, in bulk; None when a null (None) is found.
 
@@ -148,8 +197,9 @@ def freeze_column(values: list[Any]) -> list[Any] | None:
     Returns
     -------
     list or None
-        ``[freeze(v) for v in values]``, or None when a None is anywhere in ``values``
-        (the caller then reads the data item by item, naming each null).
+        ``[freeze(v) for v in values]`` (equal vectors and matrices of floats as one tuple),
+        or None when a None is anywhere in ``values`` (the caller then reads the data item
+        by item, naming each null).
     """
     kinds = set(map(type, values))
     if kinds <= _PLAIN:
@@ -157,10 +207,18 @@ def freeze_column(values: list[Any]) -> list[Any] | None:
     if kinds <= _SEQUENCES:
         inner = set(map(type, chain.from_iterable(values)))
         if inner <= _PLAIN:
-            return list(map(tuple, values))
+            frozen = list(map(tuple, values))
+            return _shared(frozen) if inner == _FLOAT else frozen
         if inner <= _SEQUENCES:
             rows = list(chain.from_iterable(values))
-            if set(map(type, chain.from_iterable(rows))) <= _PLAIN:
+            leaves = set(map(type, chain.from_iterable(rows)))
+            if leaves == _FLOAT:  # rows, then matrices, shared
+                shared = _shared(list(map(tuple, rows)))
+                if set(map(len, values)) == {3}:  # 3×3 (or 3×k) matrices: the common case
+                    return _shared(list(zip(shared[0::3], shared[1::3], shared[2::3])))
+                flat = iter(shared)
+                return _shared([tuple(islice(flat, len(v))) for v in values])
+            if leaves <= _PLAIN:
                 return [tuple(map(tuple, v)) for v in values]
     stack = list(values)  # anything else: look for a null, then item by item
     while stack:

@@ -70,18 +70,24 @@ class Plan:
         ``body -> parent body`` (None: the world).
     parent_port : dict of str to str
         ``body -> port of the parent`` it hangs from (``"origin"``: the parent's origin).
-    ports : dict of str to dict
-        ``body -> port -> vector`` [m], body frame, as written.
     signals : tuple or None
         What :func:`~titop_lpv.model.signals.signal_names` returned for the bodies in
         ``order`` (states, inputs, outputs), or None.
+    bodies : list of Body
+        The bodies, as declared (``order`` indexes them).
+    ports : dict of str to dict
+        ``body -> port -> vector`` [m], body frame, as written (built when read).
     """
 
     order: tuple[int, ...]  # indices into system.bodies, parents first
     parent: dict[str, str | None]  # body -> parent body (None = world)
     parent_port: dict[str, str]  # body -> port of the parent ("origin" = its origin)
-    ports: dict[str, dict[str, Any]]  # body -> port -> vector (as written)
     signals: tuple[Any, ...] | None = None  # signal_names of the bodies in order
+    bodies: tuple[Body, ...] | list[Body] = ()  # as declared
+
+    @property
+    def ports(self) -> dict[str, dict[str, Any]]:  # documented in the class docstring
+        return {b.name: b.ports for b in self.bodies}
 
 
 class _Checker:
@@ -198,8 +204,9 @@ class _Checker:
             self.problems.append(f"{w}: mass {m:.3g} is below {MIN_MASS:g} kg (it underflows "
                                  "in the dynamics): write 0 for a massless body")
         if b.inertia is not None:
-            try:
-                seen = b.inertia in self.clean_inertia
+            try:  # equal to a clean matrix, and of plain numbers (True == 1: no bools)
+                seen = b.inertia in self.clean_inertia and all(
+                    type(v) is float or type(v) is int for row in b.inertia for v in row)
             except TypeError:  # unhashable: not a matrix of numbers (reported below)
                 seen = False
             if not seen:
@@ -276,11 +283,12 @@ def _port_list(body: Body) -> str:
 def _order(bodies: list[Body], parent: dict[str, str | None]) -> tuple[list[int], list[str]]:
     """Topological order (declaration order where it allows: Kahn's algorithm on a heap) and
     the bodies on a cycle of parent links (those that never become ready and loop back)."""
-    index = {b.name: i for i, b in enumerate(bodies) if type(b.name) is str}
-    if len(index) == len(bodies) and all(  # parents declared first: the declaration order
-            b.name in parent and (parent[b.name] is None or index[parent[b.name]] < i)
-            for i, b in enumerate(bodies)):
-        return list(range(len(bodies))), []
+    names = [b.name for b in bodies]
+    index = dict(zip(names, range(len(names)))) if set(map(type, names)) <= {str} else {}
+    if len(index) == len(bodies) and index.keys() <= parent.keys():
+        up = [-1 if q is None else index[q] for q in map(parent.__getitem__, names)]
+        if bool(np.all(np.array(up, dtype=np.int64) < np.arange(len(up)))):
+            return list(range(len(bodies))), []  # parents declared first: that order
     children: dict[str, list[int]] = {}
     ready: list[int] = []
     for i, b in enumerate(bodies):
@@ -447,7 +455,11 @@ def _check(system: Description) -> Plan:
         p.append(f"euler: invalid sequence {s.euler!r} (valid: {', '.join(SEQUENCES)})")
 
     by_name: dict[str, Body] = {}
-    for b in s.bodies:
+    names = [b.name for b in s.bodies]
+    if (set(map(type, names)) <= {str} and all(map(str.isascii, names))
+            and all(map(str.isidentifier, names)) and len(set(names)) == len(names)):
+        by_name = dict(zip(names, s.bodies))  # every name an identifier, declared once
+    for b in s.bodies if len(by_name) != len(s.bodies) else ():
         if not (type(b.name) is str and b.name.isascii() and b.name.isidentifier()
                 ) and (not isinstance(b.name, str) or not IDENTIFIER.fullmatch(b.name)):
             p.append(f"body {_shown(b.name)}: name must be an identifier (letters, digits, _)")
@@ -473,12 +485,17 @@ def _check(system: Description) -> Plan:
         p.append(f"bodies: cycle in the parent links among {cyc}")
 
     clean_inertia, clean_rotation = c.clean_inertia, c.clean_rotation
-    for b, ok in zip(s.bodies, screen_bodies(s.bodies, IDENTIFIER, RESERVED_POINTS)):
+    inertia_ids, rotation_ids = set(), set()  # ids of the matrices found clean (alive)
+    for b, ok in zip(s.bodies, screen_bodies(s.bodies, IDENTIFIER, RESERVED_POINTS).tolist()):
         if ok:  # nothing to report in its own fields: only its matrices are looked up
             inertia, rotation = b.inertia, getattr(b.joint, "rotation", None)
             try:
-                if ((inertia is None or inertia in clean_inertia)
-                        and (rotation is None or rotation in clean_rotation)):
+                if ((inertia is None or id(inertia) in inertia_ids
+                     or inertia in clean_inertia)
+                        and (rotation is None or id(rotation) in rotation_ids
+                             or rotation in clean_rotation)):
+                    inertia_ids.add(id(inertia))
+                    rotation_ids.add(id(rotation))
                     continue
             except TypeError:  # unhashable: not a matrix of numbers (reported by c.body)
                 pass
@@ -575,6 +592,6 @@ def _check(system: Description) -> Plan:
         order=tuple(order),
         parent=parent,
         parent_port=parent_port,
-        ports={b.name: dict(b.ports) for b in s.bodies},
         signals=signals,
+        bodies=s.bodies,
     )

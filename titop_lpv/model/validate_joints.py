@@ -10,6 +10,7 @@ the per-body checks run only for the others (a large model is checked in array t
 from __future__ import annotations
 
 from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -115,11 +116,13 @@ def screen_bodies(bodies: list[Body], identifier: Any, reserved: tuple[str, ...]
                   ) -> np.ndarray:
     """Bodies certainly without a problem in their own fields, found over arrays.
 
-    A body passes when its mass, com, ports and joint fields (but its inertia and joint
-    rotation, which the caller looks up among the matrices already checked) are plain
-    numbers within the limits of :func:`check_joint` and the validation's checker: it would
-    add no problem there. Every other body (parameter names, anything doubtful) is left to
-    the per-body check, which names the faults; so the screen changes no message.
+    A body passes when its mass, com, ports and joint fields are plain numbers within the
+    limits of :func:`check_joint` and the validation's checker (it would add no problem
+    there) and its inertia and joint rotation are absent or 3×3 matrices of plain numbers
+    (whose other properties the caller looks up among the matrices already checked: a
+    matrix equal to a clean one has the same numbers, as no bool is among them). Every
+    other body (parameter names, anything doubtful) is left to the per-body check, which
+    names the faults; so the screen changes no message.
 
     Parameters
     ----------
@@ -136,10 +139,13 @@ def screen_bodies(bodies: list[Body], identifier: Any, reserved: tuple[str, ...]
         Per body: True when it passes the screen.
     """
     n = len(bodies)
-    ok = _numbers([b.mass for b in bodies], 0.0, MAX_MAGNITUDE)
+    mass = [b.mass for b in bodies]
+    ok = _numbers(mass, 0.0, MAX_MAGNITUDE)
     ok &= _vectors([b.com for b in bodies], 3)
-    masses = np.array([b.mass if ok[i] else 1.0 for i, b in enumerate(bodies)], dtype=float)
+    masses = np.array([m if g else 1.0 for m, g in zip(mass, ok.tolist())], dtype=float)
     ok &= (masses == 0.0) | (masses >= MIN_MASS)
+    ok &= _matrices([b.inertia for b in bodies])  # plain numbers (then the caller's lookup
+    ok &= _matrices([getattr(b.joint, "rotation", None) for b in bodies])  # is by value)
     ports = [b.ports for b in bodies]
     is_dict = np.array([type(p) is dict for p in ports], dtype=bool)
     ok &= is_dict
@@ -166,12 +172,12 @@ def screen_bodies(bodies: list[Body], identifier: Any, reserved: tuple[str, ...]
         good = np.ones(len(rows), dtype=bool)
         nonneg, scalars, axes, quats, vecs = spec
         for key in nonneg:
-            good &= _numbers([getattr(j, key) for j in joints], 0.0, MAX_MAGNITUDE)
+            good &= _numbers([*map(attrgetter(key), joints)], 0.0, MAX_MAGNITUDE)
         for key in scalars:
-            good &= _numbers([getattr(j, key) for j in joints], -MAX_MAGNITUDE, MAX_MAGNITUDE)
+            good &= _numbers([*map(attrgetter(key), joints)], -MAX_MAGNITUDE, MAX_MAGNITUDE)
         for keys, size, nonzero in ((axes, 3, True), (quats, 4, True), (vecs, 3, False)):
             for key in keys:
-                good &= _vectors([getattr(j, key) for j in joints], size, nonzero)
+                good &= _vectors([*map(attrgetter(key), joints)], size, nonzero)
         if cls is not Weld:
             good &= np.array([type(j.actuated) is bool for j in joints], dtype=bool)
         if cls is Revolute or cls is Prismatic:
@@ -181,15 +187,22 @@ def screen_bodies(bodies: list[Body], identifier: Any, reserved: tuple[str, ...]
     return ok
 
 
-def _numbers(values: list[Any], lo: float, hi: float) -> np.ndarray:
-    """Per value: a plain number (not a bool, not a parameter name) in ``[lo, hi]``."""
+def _floats(values: list[Any]) -> np.ndarray | None:
+    """``values`` as a float array when every one is a plain number (not a bool, not a
+    parameter name, not an integer beyond the doubles); else None."""
     if set(map(type, values)) <= _NUMBERS:
         try:
-            arr = np.array(values, dtype=float)
+            return np.array(values, dtype=float)
         except OverflowError:  # an integer beyond the doubles: checked one by one
-            pass
-        else:
-            return (arr >= lo) & (arr <= hi)  # NaN fails
+            return None
+    return None
+
+
+def _numbers(values: list[Any], lo: float, hi: float) -> np.ndarray:
+    """Per value: a plain number (not a bool, not a parameter name) in ``[lo, hi]``."""
+    arr = _floats(values)
+    if arr is not None:
+        return (arr >= lo) & (arr <= hi)  # NaN fails
     return np.array([(type(v) is float or type(v) is int) and lo <= v <= hi for v in values],
                     dtype=bool)
 
@@ -199,12 +212,47 @@ def _vectors(values: list[Any], size: int, nonzero: bool = False) -> np.ndarray:
     clearly longer than zero)."""
     n = len(values)
     if n and set(map(type, values)) == {tuple} and set(map(len, values)) == {size}:
-        arr = _numbers(list(chain.from_iterable(values)), -MAX_MAGNITUDE, MAX_MAGNITUDE)
-        good = arr.reshape(n, size).all(axis=1)
-        if nonzero:
-            flat = np.array([v if g else (1.0,) * size for v, g in zip(values, good)],
-                            dtype=float)
-            good &= np.einsum("ij,ij->i", flat, flat) > 2 * AXIS_MIN_SQUARED
+        ids = list(map(id, values))  # each distinct object once (a description read in
+        by_id = dict(zip(ids, values))  # bulk shares its equal tuples of floats)
+        distinct = list(by_id.values())
+        arr = _floats(list(chain.from_iterable(distinct)))
+        if arr is not None:  # all plain numbers: one array
+            arr = arr.reshape(len(distinct), size)
+            good = ((arr >= -MAX_MAGNITUDE) & (arr <= MAX_MAGNITUDE)).all(axis=1)
+            if nonzero:
+                flat = np.where(good[:, None], arr, 1.0)
+                good &= np.einsum("ij,ij->i", flat, flat) > 2 * AXIS_MIN_SQUARED
+            if len(distinct) == n:
+                return good
+            verdict = dict(zip(by_id, good.tolist()))
+            return np.fromiter(map(verdict.__getitem__, ids), dtype=bool, count=n)
+    return np.array([type(v) is tuple and len(v) == size and _one_vector(v, nonzero)
+                     for v in values], dtype=bool)
+
+
+def _one_vector(v: tuple[Any, ...], nonzero: bool) -> bool:
+    """:func:`_vectors` of one tuple of the right length."""
+    if not all((type(x) is float or type(x) is int) and -MAX_MAGNITUDE <= x <= MAX_MAGNITUDE
+               for x in v):
+        return False
+    return not nonzero or sum(float(x) * float(x) for x in v) > 2 * AXIS_MIN_SQUARED
+
+
+def _matrices(values: list[Any]) -> np.ndarray:
+    """Per value: None, or a tuple of 3 rows of 3 plain numbers within the limits."""
+    good = np.ones(len(values), dtype=bool)
+    present = [i for i, v in enumerate(values) if v is not None]
+    if not present:
         return good
-    return np.array([type(v) is tuple and len(v) == size and bool(
-        _vectors([v], size, nonzero)[0]) for v in values], dtype=bool)
+    mats = [values[i] for i in present]
+    ids = list(map(id, mats))  # each distinct object once (shared by a bulk reading)
+    by_id = dict(zip(ids, mats))
+    distinct = list(by_id.values())
+    if set(map(type, distinct)) == {tuple} and set(map(len, distinct)) == {3}:
+        rows = _vectors(list(chain.from_iterable(distinct)), 3).reshape(-1, 3).all(axis=1)
+    else:
+        rows = np.array([type(m) is tuple and len(m) == 3 and bool(_vectors(list(m), 3).all())
+                         for m in distinct], dtype=bool)
+    verdict = dict(zip(by_id, rows.tolist()))
+    good[present] = np.fromiter(map(verdict.__getitem__, ids), dtype=bool, count=len(ids))
+    return good

@@ -8,6 +8,7 @@ values gives a :class:`Physics`. All are frozen dataclasses of read-only arrays.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "LoopTable",
     "OutputSpec",
     "Physics",
+    "PointTable",
     "SlotIndex",
     "WrenchInputTable",
     "joint_input_columns",
@@ -327,3 +329,66 @@ def joint_input_columns(kind: Any, body_names: tuple[str, ...], input_names: tup
     start = len(input_names) - 6 * n_w
     wrench = replace(wrench_inputs, col=readonly(start + 6 * np.arange(n_w), int))
     return cols, wrench, units
+
+
+class PointTable(Mapping):
+    """The named points of every body, ``(body, point) -> slots (3,)``, held as arrays.
+
+    A read-only mapping over ``origin``, ``com`` and the ports of each body (in body order),
+    built from slot arrays (no Python object per point until one is looked up: a model of
+    10⁵ bodies has some 4·10⁵ points).
+
+    Parameters
+    ----------
+    body_names : tuple of str
+        The bodies, in tree order.
+    origin : array_like of int (3,)
+        Slots of the zero vector (every body's origin).
+    com : array_like of int (n, 3)
+        Slots of each body's centre of mass (body frame).
+    port_names : list of tuple of str
+        The port names of each body.
+    port_slots : array_like of int (P, 3)
+        Slots of the ports, body by body in ``port_names`` order.
+    """
+
+    def __init__(self, body_names: tuple[str, ...], origin: Any, com: Any,
+                 port_names: list[tuple[str, ...]], port_slots: Any):
+        self.body_names = tuple(body_names)
+        self.origin = readonly(origin, int)
+        self.com = readonly(com, int).reshape(-1, 3)
+        self.port_names = list(port_names)
+        self.port_slots = readonly(port_slots, int).reshape(-1, 3)
+        counts = np.fromiter(map(len, self.port_names), dtype=int, count=len(self.port_names))
+        self.port_first = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(int)
+        self._index: dict[str, int] | None = None
+
+    def _body(self, body: Any) -> int:
+        if self._index is None:
+            self._index = dict(zip(self.body_names, range(len(self.body_names))))
+        return self._index[body]
+
+    def __getitem__(self, key: tuple[str, str]) -> np.ndarray:
+        body, point = key
+        i = self._body(body)
+        if point == "origin":
+            return self.origin
+        if point == "com":
+            return self.com[i]
+        names = self.port_names[i]
+        if point not in names:
+            raise KeyError(key)
+        return self.port_slots[self.port_first[i] + names.index(point)]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for body, ports in zip(self.body_names, self.port_names):
+            yield (body, "origin")
+            yield (body, "com")
+            for port in ports:
+                yield (body, port)
+
+    def __len__(self) -> int:
+        return 2 * len(self.body_names) + len(self.port_slots)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_index": None}

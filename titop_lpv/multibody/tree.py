@@ -17,7 +17,7 @@ that concurrent evaluations are safe (docs/design.md §1).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -33,6 +33,7 @@ from .tables import (
     LoopTable,
     OutputSpec,
     Physics,
+    PointTable,
     SlotIndex,
     WrenchInputTable,
     joint_input_columns,
@@ -90,7 +91,7 @@ class Tree:
         Declared wrench inputs.
     output_specs : tuple of OutputSpec
         Declared sensors.
-    points : dict
+    points : dict or PointTable
         ``(body, point) -> slot indices (3,)`` of every named point (``origin``, ``com``,
         ports), body frame.
     slot_const : array_like (n_slots,)
@@ -101,8 +102,9 @@ class Tree:
         Default parameter values.
     param_bounds : array_like (n_params, 2)
         Declared ``[min, max]`` of each parameter (``±inf`` when not declared).
-    units : dict
-        Unit of every state, input and output name.
+    units : dict or callable
+        Unit of every state, input and output name, or a function of the tree returning
+        them (called on the first use of :attr:`unit_table`).
     """
 
     def __init__(self, *, name: str, euler: str, body_names: tuple[str, ...],
@@ -130,7 +132,9 @@ class Tree:
         self.tau_column = readonly(tau_column, int)
         self.qdd_column = readonly(np.full(len(self.kind), -1) if qdd_column is None
                                    else qdd_column, int)
-        self.nv = readonly([NV[int(k)] for k in self.kind], int)
+        nv_of = np.zeros(max(NV) + 1, dtype=int)
+        nv_of[list(NV)] = list(NV.values())
+        self.nv = readonly(nv_of[self.kind], int)
         self.attitude = attitude
         self.base_index = int(base_index)
         self.slots = slots
@@ -138,18 +142,20 @@ class Tree:
         self.loops = loops
         self.wrench_inputs = wrench_inputs
         self.output_specs = tuple(output_specs)
-        shared: dict[int, np.ndarray] = {}  # one array per distinct slot list (id: alive)
-        self.points = {k: shared[id(v)] if id(v) in shared else
-                       shared.setdefault(id(v), readonly(v, int)) for k, v in points.items()}
+        if isinstance(points, PointTable):  # arrays already (a compiled model)
+            self.points: Mapping[tuple[str, str], np.ndarray] = points
+        else:
+            shared: dict[int, np.ndarray] = {}  # one array per distinct slot list (id: alive)
+            self.points = {k: shared[id(v)] if id(v) in shared else
+                           shared.setdefault(id(v), readonly(v, int))
+                           for k, v in points.items()}
         self.slot_const = readonly(slot_const, float)
         self.slot_param = readonly(slot_param, int)
         self.param_slots = readonly(np.flatnonzero(self.slot_param >= 0), int)
         self.param_defaults = readonly(param_defaults, float)
         self.param_bounds = readonly(param_bounds, float).reshape(-1, 2)
-        self.unit_table = {**torque_units, **units}
-        for spec in self.output_specs:  # a spherical joint's q sensor: a unit quaternion
-            if spec.kind == "q" and self.kind[spec.body] == SPHERICAL:
-                self.unit_table.update(dict.fromkeys(self.output_names[spec.columns], ""))
+        self._torque_units = torque_units
+        self._units = units  # a dict, or a function of the tree (built on first use)
         self._init_caches()
         self._frozen = True
 
@@ -174,7 +180,9 @@ class Tree:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its lock and caches (process pools, Dask workers)."""
         skip = {"_lock", "_memo", "_physics_cache", "_default_physics"}
-        return {k: v for k, v in self.__dict__.items() if k not in skip}
+        state = {k: v for k, v in self.__dict__.items() if k not in skip}
+        state["_units"] = self.unit_table  # built, not the callable that builds it
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore a pickled tree and rebuild its lock and caches."""
@@ -201,6 +209,21 @@ class Tree:
     def floating_base(self) -> bool:
         """True when the root body has a free joint."""
         return self.base_index >= 0
+
+    @property
+    def unit_table(self) -> dict[str, str]:
+        """Unit of every state, input and output name (built on first use; do not modify
+        it: :meth:`units` returns a copy)."""
+        table = self.__dict__.get("_unit_table")
+        if table is None:
+            units = self._units(self) if callable(self._units) else self._units
+            table = {**self._torque_units, **units}
+            for spec in self.output_specs:  # a spherical joint's q sensor: a unit quaternion
+                if spec.kind == "q" and self.kind[spec.body] == SPHERICAL:
+                    table.update(dict.fromkeys(self.output_names[spec.columns], ""))
+            object.__setattr__(self, "_unit_table", table)
+            object.__setattr__(self, "_units", table)  # what built it is no longer kept
+        return table
 
     def units(self) -> dict[str, str]:
         """Unit of every state, input and output name (SI; angles in rad)."""
