@@ -772,3 +772,52 @@ def test_named_signals_and_selection(actuated, actuated_op):
     np.testing.assert_array_equal(part.B, full.B[:, cols])
     rows = [model.output_names.index(n) for n in part.output_labels]
     np.testing.assert_array_equal(part.C, full.C[rows])
+
+
+# ---------------------------------------------------------------------------- matrices, sweeps
+def _balloon_hanging() -> tuple[tl.Model, tl.OperatingPoint]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tl.TitopWarning)
+        model = tl.load_model(Path(__file__).resolve().parent.parent / "examples" / "balloon.toml")
+    free = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+    op = tl.trim(model, free, guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2})
+    return model, op
+
+
+def test_linear_matrices_are_the_statespace_of_linearize():
+    from titop_lpv.analysis.linearize import linear_matrices
+
+    model, op = _balloon_hanging()
+    for opts in ({}, {"drop_integrators": True, "outputs": ["pendulum2_q"]},
+                 {"drop": ["balloon_x", "balloon_psi"], "drift": True}):
+        sys = tl.linearize(model, op, **opts)
+        lin = linear_matrices(model, op, **opts)
+        for M, name in ((lin.A, "A"), (lin.B, "B"), (lin.C, "C"), (lin.D, "D")):
+            np.testing.assert_array_equal(M, getattr(sys, name))
+        assert list(lin.state_names) == sys.state_labels
+        assert list(lin.input_names) == sys.input_labels
+        assert list(lin.output_names) == sys.output_labels
+        assert lin.dropped_states == sys.dropped_states
+        assert lin.dropped_outputs == sys.dropped_outputs
+
+
+def test_sweep_linearises_every_point_as_linearize_does():
+    """The sweep linearises each point right after its trim (2-D grid: a snake walk); every
+    system equals ``linearize`` at the same operating point onto the grid's state set."""
+    model, _ = _balloon_hanging()
+    free = ["balloon.phi", "balloon.theta", "slider.q", "pendulum1.q", "pendulum2.q"]
+    grid = tl.linearize_sweep(model, {"k": [30.0, 60.0, 90.0], "ds": [2.0, 5.0]}, free,
+                              guess={"pendulum1.q": 0.2, "pendulum2.q": -0.2},
+                              inputs=["slider_tau"], drop_integrators=True, progress=False)
+    first = tl.linearize(model, grid.sweep[0, 0], ["slider_tau"], drop_integrators=True)
+    assert grid.state_names == tuple(first.state_labels)
+    for idx in np.ndindex(*grid.shape):
+        ref = tl.linearize(model, grid.sweep[idx], list(grid.input_names),
+                           list(grid.output_names), states=list(grid.state_names))
+        sys = grid[idx]
+        for name in "ABCD":
+            np.testing.assert_array_equal(getattr(sys, name), getattr(ref, name))
+        assert sys.dropped_states == first.dropped_states
+    assert grid[2, 1].A[grid.state_names.index("slider_qd"),
+                        grid.state_names.index("slider_q")] != grid[0, 0].A[
+        grid.state_names.index("slider_qd"), grid.state_names.index("slider_q")]

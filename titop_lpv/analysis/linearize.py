@@ -3,7 +3,9 @@
 Jacobians are computed by complex step — ``f(x + i h e_k) = f(x) + i h ∂f/∂x_k + O(h²)`` with
 ``h = 1e-30`` — pushed through the whole evaluation, every direction in one batched call:
 exact to rounding, no step-size trade-off (python-control's own ``linearize`` is a one-sided
-difference with a fixed 1e-6 step, about 1e-5 relative error).
+difference with a fixed 1e-6 step, about 1e-5 relative error). For a fixed-base tree of
+revolute and prismatic joints, ``A`` and ``B`` come from the analytic tangent sweep of
+:mod:`titop_lpv.multibody.derivatives_kernel` instead (O(N²) for N joints, not 2N sweeps).
 
 The linear model acts on deviations from the operating point (``δx = x − x₀``,
 ``δu = u − u₀``, ``δy = y − y₀``)::
@@ -27,6 +29,8 @@ import numpy as np
 
 from ..exceptions import ShapeError, TitopError
 from ..model.compiled import Model
+from ..multibody.derivatives_kernel import analytic_jacobians
+from ..multibody.dynamics import evaluate_outputs, forward_dynamics
 from ..names import index as name_index
 from .arguments import (
     ArgumentError,
@@ -39,7 +43,8 @@ from .arguments import (
 from .attitude_error import attitude_error_map
 from .operating_point import OperatingPoint
 
-__all__ = ["Jacobians", "LinearizationError", "jacobians", "linearize", "named_statespace"]
+__all__ = ["Jacobians", "LinearMatrices", "LinearizationError", "jacobians", "linear_matrices",
+           "linearize", "named_statespace"]
 
 STEP = 1e-30
 _log = logging.getLogger(__name__)
@@ -81,6 +86,9 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
 
     All state and input directions go through one batched complex-step evaluation of the
     dynamics (and one of the outputs); parameter sensitivities, when asked, through one more.
+    A fixed-base tree of revolute and prismatic joints without loads, loops or driven
+    joints takes ``A`` and ``B`` from the analytic tangent sweep
+    (:func:`~titop_lpv.multibody.derivatives_kernel.analytic_jacobians`) once it is compiled.
 
     Parameters
     ----------
@@ -123,16 +131,25 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
                          f"{np.shape(p)} ({np.asarray(p).dtype})")
     p = np.asarray(p, dtype=float)
     n = n_x + n_u
-    X = np.tile(x.astype(complex), (n + 1, 1))
-    U = np.tile(u.astype(complex), (n + 1, 1))
+    X = np.empty((n + 1, n_x), dtype=complex)
+    X[:] = x
+    U = np.empty((n + 1, n_u), dtype=complex)
+    U[:] = u
     X[np.arange(n_x), np.arange(n_x)] += 1j * STEP
     U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * STEP
-    F = model.dynamics(0.0, X, U, p)
-    f0 = F[-1].real
-    J = F[:-1].imag.T / STEP
+    fast = analytic_jacobians(model, x, u, p)  # fixed-base revolute/prismatic trees
+    if fast is None:
+        F = forward_dynamics(model, X, U, p)
+        f0 = F[-1].real
+        J = F[:-1].imag.T / STEP
+    else:  # the analytic A, B; F as the complex step would give it, for the sensors
+        f0, J = fast[2], np.hstack(fast[:2])
+        F = np.empty((n + 1, n_x), dtype=complex)
+        F[:-1] = f0 + 1j * STEP * J.T
+        F[-1] = f0
     A, B = J[:, :n_x], J[:, n_x:]
-    if outputs:
-        Y = model.outputs(0.0, X, U, p)
+    if outputs:  # the accelerations of the sensors: read from F (no second dynamics)
+        Y = evaluate_outputs(model, X, U, p, xdot=F)
         y0 = Y[-1].real
         K = Y[:-1].imag.T / STEP
         C, D = K[:, :n_x], K[:, n_x:]
@@ -145,9 +162,12 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
         Fp = model.dynamics(0.0, x, u, P).imag.T / STEP
         Hp = model.outputs(0.0, x, u, P).imag.T / STEP if outputs else None
     columns = (*model.state_names, *model.input_names)
-    for what, M, cols in (("∂f/∂(x, u)", J, columns), ("∂h/∂(x, u)", np.hstack([C, D]), columns),
+    for what, M, cols in (("∂f/∂(x, u)", J, columns), ("∂h/∂(x, u)", K if outputs else None,
+                                                      columns),
                           ("∂f/∂p", Fp, model.param_names), ("∂h/∂p", Hp, model.param_names)):
-        bad = np.argwhere(~np.isfinite(M)) if M is not None else np.zeros((0, 2))
+        if M is None or np.isfinite(M).all():  # the common case: one reduction
+            continue
+        bad = np.argwhere(~np.isfinite(M))
         if bad.size:
             raise LinearizationError(f"{what} of model {model.name!r} is not finite in the "
                                      f"column of {cols[int(bad[0][1])]!r} (overflow)")
@@ -165,11 +185,12 @@ def _integrators(model: Model, A: np.ndarray, keep: list[int]) -> list[int]:
     if not model.floating_base:
         return []
     base = model.base_index
-    candidates = list(range(base + 6, base + 12))
+    cand = [s for s in range(base + 6, base + 12) if s in keep]
+    if not cand:
+        return []
     scale = max(1.0, float(np.max(np.abs(A))))
-    return [s for s in candidates if s in keep
-            and np.max(np.abs(np.delete(A[:, s], s)), initial=0.0) <= 1e-12 * scale
-            and abs(A[s, s]) <= 1e-12 * scale]
+    cols = np.abs(A[:, cand])  # a pure integrator's column is zero, its diagonal included
+    return [s for s, small in zip(cand, np.max(cols, axis=0) <= 1e-12 * scale) if small]
 
 
 def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
@@ -212,8 +233,8 @@ def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
             f"{n_x} states, {n_u} inputs and {n_y} outputs")
     names = {"states": list(states), "inputs": list(inputs), "outputs": list(outputs)}
     # python-control 0.10.2 collapses a (1, 0) B or D to (0, 0), then refuses it
-    try:
-        return control.ss(A, B, C, D, name=name, **names)
+    try:  # the class itself: control.ss adds only its dispatch (half the cost)
+        return control.StateSpace(A, B, C, D, name=name, **names)
     except control.ControlDimension as err:
         if not (n_u == 0 and (n_x == 1 or n_y == 1)):
             raise LinearizationError(f"python-control {control.__version__} refuses the "
@@ -341,13 +362,87 @@ def linearize(
     >>> list(sys.dropped_states), set(sys.dropped_states.values())
     (['balloon_x', 'balloon_y', 'balloon_z', 'balloon_psi'], {'integrator'})
     """
+    if name is not None and (not isinstance(name, str) or "." in name):
+        raise (ArgumentError if isinstance(name, str) else ArgumentTypeError)(
+            f"name must be a string without '.', got {name!r:.60}")
+    lin = linear_matrices(model, op, inputs, outputs, states=states, drop=drop,
+                          drop_integrators=drop_integrators, x=x, u=u, params=params, tol=tol,
+                          drift=drift)
+    sys = named_statespace(lin.A, lin.B, lin.C, lin.D, states=lin.state_names,
+                           inputs=lin.input_names, outputs=lin.output_names,
+                           name=name or f"{model.name}_lin")
+    sys.dropped_states = dict(lin.dropped_states)
+    sys.dropped_outputs = lin.dropped_outputs
+    if lin.dropped_states:
+        _log.info("linearize(%s): dropped states %s; outputs left out: %s", model.name,
+                  ", ".join(f"{n} ({r})" for n, r in lin.dropped_states.items()),
+                  ", ".join(lin.dropped_outputs) or "none")
+    return sys
+
+
+@dataclass(frozen=True)
+class LinearMatrices:
+    """The matrices and signal names of a linearisation, before they become a
+    ``control.StateSpace`` (what :func:`linearize` returns; what a process pool sends back).
+
+    Attributes
+    ----------
+    A, B, C, D : ndarray
+        ``(n_x, n_x)``, ``(n_x, n_u)``, ``(n_y, n_x)``, ``(n_y, n_u)``, on deviations.
+    state_names, input_names, output_names : tuple of str
+        The kept signals (the input ``"drift"`` last with ``drift=True``).
+    dropped_states : dict of str to str
+        Model states left out, with the reason (see :func:`linearize`).
+    dropped_outputs : tuple of str
+        Model outputs left out because they read a dropped state.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    D: np.ndarray
+    state_names: tuple[str, ...]
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    dropped_states: dict[str, str]
+    dropped_outputs: tuple[str, ...]
+
+
+def linear_matrices(
+    model: Model,
+    op: OperatingPoint | None = None,
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    *,
+    states: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
+    drop_integrators: bool = False,
+    x: Any = None,
+    u: Any = None,
+    params: Any = None,
+    tol: float = 1e-8,
+    drift: bool = False,
+) -> LinearMatrices:
+    """:func:`linearize` without the ``control.StateSpace``: its matrices and signal names.
+
+    Parameters
+    ----------
+    model, op, inputs, outputs, states, drop, drop_integrators, x, u, params, tol, drift
+        As in :func:`linearize`.
+
+    Returns
+    -------
+    LinearMatrices
+
+    Raises
+    ------
+    LinearizationError, ArgumentError, ArgumentTypeError, ShapeError, UnknownNameError
+        As :func:`linearize`.
+    """
     inputs, outputs = name_list(inputs, "inputs"), name_list(outputs, "outputs")
     states, drop = name_list(states, "states"), name_list(drop, "drop") or []
     drop_integrators, drift = flag(drop_integrators, "drop_integrators"), flag(drift, "drift")
     tol = real(tol, "tol", low=0.0)
-    if name is not None and (not isinstance(name, str) or "." in name):
-        raise (ArgumentError if isinstance(name, str) else ArgumentTypeError)(
-            f"name must be a string without '.', got {name!r:.60}")
     if params is not None:
         model.param_vector(params)  # unknown names: UnknownNameError, with or without op
     if op is not None:
@@ -363,7 +458,7 @@ def linearize(
                 f"{', '.join(given)} given with an operating point, which fixes x, u and params: "
                 "pass either op, or x (with u and params); to change a parameter, trim again "
                 "with it")
-        x, u, params = op.x, op.u, op.params
+        x, u, params = op.x, op.u, op.param_vector
     elif x is None:
         raise ArgumentTypeError("linearize needs an operating point `op` or a state `x`")
     J = jacobians(model, x, u, params)
@@ -386,21 +481,26 @@ def linearize(
             reasons.setdefault(s, "integrator")
     keep = [s for s in order if s not in reasons]
     removed = sorted(reasons)
-    scale = max(1.0, float(np.max(np.abs(J.A))))
-    for s in removed:
-        col = J.A[keep, s]
-        worst = int(np.argmax(np.abs(col))) if col.size else 0
-        if col.size and abs(col[worst]) > 1e-9 * scale:
-            raise LinearizationError(
-                f"state {snames[s]!r} cannot be dropped: the derivative of "
-                f"{snames[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
+    absA = np.abs(J.A)
+    scale = max(1.0, float(absA.max(initial=0.0)))
+    if removed and keep and absA[np.ix_(keep, removed)].max() > 1e-9 * scale:
+        for s in removed:  # the first offending pair, named
+            col = J.A[keep, s]
+            worst = int(np.argmax(np.abs(col)))
+            if abs(col[worst]) > 1e-9 * scale:
+                raise LinearizationError(
+                    f"state {snames[s]!r} cannot be dropped: the derivative of "
+                    f"{snames[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
     in_idx = _select(model.input_names, inputs, "input")
     if outputs is None:
-        out_idx = [k for k in range(model.n_outputs)
-                   if not removed or np.max(np.abs(J.C[k, removed])) <= 1e-12]
+        reads = (np.max(np.abs(J.C[:, removed]), axis=1) if removed and model.n_outputs
+                 else np.zeros(model.n_outputs))
+        out_idx = [k for k in range(model.n_outputs) if reads[k] <= 1e-12]
     else:
         out_idx = _select(model.output_names, outputs, "output")
-        for k in out_idx:
+        reads = (np.max(np.abs(J.C[np.ix_(out_idx, removed)]), axis=1) if removed and out_idx
+                 else np.zeros(len(out_idx)))
+        for k in (k for k, r in zip(out_idx, reads) if r > 1e-12):
             bad = [s for s in removed if abs(J.C[k, s]) > 1e-12]
             if bad:
                 raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
@@ -412,23 +512,18 @@ def linearize(
             f"not an equilibrium: d/dt {snames[keep[worst]]} = {residual[worst]:.3e} "
             f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
             "model with its drift term")
-    A = J.A[np.ix_(keep, keep)]
-    B = J.B[np.ix_(keep, in_idx)]
-    C = J.C[np.ix_(out_idx, keep)]
-    D = J.D[np.ix_(out_idx, in_idx)]
+    rows_x, cols_u, rows_y = (np.asarray(i, dtype=np.intp) for i in (keep, in_idx, out_idx))
+    A = J.A.take(rows_x, 0).take(rows_x, 1)
+    B = J.B.take(rows_x, 0).take(cols_u, 1)
+    C = J.C.take(rows_y, 0).take(rows_x, 1)
+    D = J.D.take(rows_y, 0).take(cols_u, 1)
     input_names = [model.input_names[i] for i in in_idx]
     if drift:
         B = np.hstack([B, residual[:, None]])
         D = np.hstack([D, np.zeros((D.shape[0], 1))])
         input_names.append("drift")
-    sys = named_statespace(A, B, C, D, states=[snames[s] for s in keep],
-                           inputs=input_names, outputs=[model.output_names[k] for k in out_idx],
-                           name=name or f"{model.name}_lin")
-    sys.dropped_states = {snames[s]: reasons[s] for s in removed}
-    sys.dropped_outputs = tuple(model.output_names[k] for k in range(model.n_outputs)
-                                if outputs is None and k not in out_idx)
-    if removed:
-        _log.info("linearize(%s): dropped states %s; outputs left out: %s", model.name,
-                  ", ".join(f"{n} ({r})" for n, r in sys.dropped_states.items()),
-                  ", ".join(sys.dropped_outputs) or "none")
-    return sys
+    return LinearMatrices(
+        A, B, C, D, tuple(snames[s] for s in keep), tuple(input_names),
+        tuple(model.output_names[k] for k in out_idx), {snames[s]: reasons[s] for s in removed},
+        tuple(model.output_names[k] for k in range(model.n_outputs)
+              if outputs is None and k not in out_idx))

@@ -1,10 +1,11 @@
 """LPV grids: trimmed and linearised models over a parameter grid, with pole maps, Bode
 overlays and interpolation between grid points.
 
-:func:`linearize_sweep` runs :func:`titop_lpv.trim_sweep` (continuation, progress, optional
-executor) and linearises every point that is an equilibrium (on the same executor, with its
-own progress bar), with one state set for the whole grid (so the matrices of neighbouring
-points can be compared and interpolated).
+:func:`linearize_sweep` runs the continuation of :func:`titop_lpv.trim_sweep` (progress,
+optional executor) and linearises every point that is an equilibrium right after its trim,
+in the same process (:func:`~titop_lpv.analysis.sweep.trim_sweep_then`), with one state set
+for the whole grid (so the matrices of neighbouring points can be compared and
+interpolated).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +24,13 @@ from ..exceptions import TitopError, TitopWarning, UnknownNameError
 from ..model.compiled import Model
 from ..multibody.tree import numeric_array
 from ..names import canonical, find, resolve
-from ..progress import n_chunks, reporter
+from ..progress import reporter
 from ..robust.atoms import UReal, ureal
 from .arguments import check_branch_tol, flag, name_list, real
-from .linearize import linearize, named_statespace
+from .linearize import LinearMatrices, linear_matrices, named_statespace
 from .lpv_fit import GridFit, fit_grid
 from .lpv_views import BodeOverlay, PoleMap
-from .sweep import TrimSweep, trim_sweep
+from .sweep import TrimSweep, trim_sweep_then
 
 __all__ = ["BodeOverlay", "LPVError", "LPVGrid", "PoleMap", "linearize_sweep"]
 
@@ -384,15 +385,24 @@ class LPVGrid:
                 f"inputs {list(self.input_names)}, outputs {list(self.output_names)}")
 
 
-def _linearize_chunk(model: Model, ops: list[Any], names: tuple[tuple[str, ...], ...]
-                     ) -> list[tuple[np.ndarray, ...]]:
-    """A, B, C, D at each operating point (matrices: a StateSpace holds lambdas and does
-    not pickle, so executors send back arrays)."""
-    out = []
-    for op in ops:
-        sys = linearize(model, op, list(names[1]), list(names[2]), states=list(names[0]))
-        out.append((sys.A, sys.B, sys.C, sys.D))
-    return out
+class _Linearizer:
+    """Linearises each equilibrium of a sweep where it was trimmed (picklable: it travels to
+    the executor's workers). The first equilibrium it sees is linearised with the user's
+    options and fixes the state, input and output names; every later one is linearised
+    onto those names. Returns :class:`LinearMatrices` (a StateSpace holds lambdas and does
+    not pickle)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.names: tuple[tuple[str, ...], ...] | None = None
+
+    def __call__(self, model: Model, op: Any) -> LinearMatrices:
+        if self.names is None:
+            lin = linear_matrices(model, op, **self.options)
+            self.names = (lin.state_names, lin.input_names, lin.output_names)
+            return lin
+        return linear_matrices(model, op, list(self.names[1]), list(self.names[2]),
+                               states=list(self.names[0]))
 
 
 def linearize_sweep(
@@ -429,16 +439,16 @@ def linearize_sweep(
     branch_tol : float or dict of str to float
         See :class:`LPVGrid` and :meth:`LPVGrid.at` (absolute, in each variable's unit).
     executor : concurrent.futures.Executor, optional
-        Runs both stages in chunks: the trim walk (see :func:`titop_lpv.trim_sweep`) and the
-        linearisation of the trimmed points.
+        Runs the walk in chunks (see :func:`titop_lpv.trim_sweep`); each point is linearised
+        right after its trim, in the same worker (its parameters' resolved physics are still
+        cached there), and only matrices come back.
     progress : bool or callable
-        ``True``: a text progress bar on stderr for each stage (``trim_sweep``, then
-        ``linearize_sweep``); a callable ``f(done, total)`` is called for both stages;
-        ``False``: silent.
+        ``True``: a text progress bar on stderr for each stage (``trim_sweep``: the points
+        trimmed and linearised, then ``linearize_sweep``: the state-space models built); a
+        callable ``f(done, total)`` is called for both stages; ``False``: silent.
     **sweep_kwargs
         Passed on to :func:`titop_lpv.trim_sweep` (``chunks``, ``strict``) and through it to
-        :func:`titop_lpv.trim` (``kind``, ``spin``, ``guess``, ``tol`` ...); ``chunks`` also
-        sets the number of chunks of the linearisation stage on an executor.
+        :func:`titop_lpv.trim` (``kind``, ``spin``, ``guess``, ``tol`` ...).
 
     Returns
     -------
@@ -458,47 +468,33 @@ def linearize_sweep(
                         ("drop", drop)):
         name_list(names, what)
     flag(drop_integrators, "drop_integrators")
-    sweep = trim_sweep(model, grid, free, fixed, executor=executor, progress=progress,
-                       **sweep_kwargs)
+    options = {"inputs": inputs, "outputs": outputs, "states": states, "drop": drop,
+               "drop_integrators": drop_integrators}
+    then = _Linearizer(options)
+    # each point is linearised right after its trim, in the same process: its parameters'
+    # resolved physics and compiled-kernel data are still cached there
+    sweep, mats = trim_sweep_then(model, grid, free, fixed, executor=executor,
+                                  progress=progress, then=then, **sweep_kwargs)
     systems = np.empty(sweep.shape, dtype=object)
     good = [idx for idx in np.ndindex(*sweep.shape) if sweep[idx].success]
     if not good:
         raise LPVError("no grid point is an equilibrium:\n" + sweep.report())
+    # the grid's state set: the first equilibrium in grid order, with the user's options
+    first = linear_matrices(model, sweep[good[0]], **options)
+    names = (first.state_names, first.input_names, first.output_names)
+    then.names = names  # points linearised onto other names (rare) are redone below
     total = len(good)
     report = reporter(progress, total, "linearize_sweep")
-    first = linearize(model, sweep[good[0]], inputs, outputs, states=states, drop=drop,
-                      drop_integrators=drop_integrators)
-    names = (tuple(first.state_labels), tuple(first.input_labels), tuple(first.output_labels))
-    mats: list[tuple[np.ndarray, ...] | None] = [None] * total
-    mats[0] = (first.A, first.B, first.C, first.D)
-    if report:
-        report(1, total)
-    rest = list(range(1, total))
-    if executor is None:
-        for k in rest:
-            mats[k] = _linearize_chunk(model, [sweep[good[k]]], names)[0]
-            if report:
-                report(k + 1, total)
-    elif rest:
-        futures = {}
-        for part in np.array_split(np.array(rest),
-                                   n_chunks(executor, len(rest), sweep_kwargs.get("chunks"))):
-            if part.size:
-                fut = executor.submit(_linearize_chunk, model,
-                                      [sweep[good[k]] for k in part], names)
-                futures[fut] = part
-        done = 1
-        for fut in as_completed(futures):
-            part = futures[fut]
-            for k, m in zip(part, fut.result()):
-                mats[int(k)] = m
-            done += part.size
-            if report:
-                report(done, total)
-    for idx, m in zip(good, mats):
-        sys = named_statespace(*m, states=names[0], inputs=names[1], outputs=names[2],
-                               name=first.name)
+    sys_name = f"{model.name}_lin"
+    for k, idx in enumerate(good):
+        m = mats[idx]
+        if m is None or (m.state_names, m.input_names, m.output_names) != names:
+            m = then(model, sweep[idx])  # a point the walk did not linearise onto the names
+        sys = named_statespace(m.A, m.B, m.C, m.D, states=names[0], inputs=names[1],
+                               outputs=names[2], name=sys_name)
         sys.dropped_states = dict(first.dropped_states)
         sys.dropped_outputs = tuple(first.dropped_outputs)
         systems[idx] = sys
+        if report:
+            report(k + 1, total)
     return LPVGrid(sweep, systems, *names, branch_tol=branch_tol)

@@ -9,6 +9,10 @@ With an executor (any ``concurrent.futures.Executor``: local processes, threads,
 cluster's ``client.get_executor()``), the walk is cut into contiguous chunks; the first
 point of each chunk is trimmed serially by continuation along the chunk heads, then the
 chunks run in parallel, each by continuation from its head.
+
+:func:`trim_sweep_then` also applies a function to each equilibrium right after its trim,
+in the same process (``linearize_sweep`` linearises there: the point's resolved parameters
+are still cached, and only matrices travel back from an executor's workers).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from .units import units as model_units
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TrimSweep", "check_executor", "trim_sweep"]
+__all__ = ["TrimSweep", "check_executor", "trim_sweep", "trim_sweep_then"]
 
 
 @dataclass(frozen=True)
@@ -164,16 +168,23 @@ def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _run_chain(model: Model, spec: dict[str, Any], values: list[dict[str, float]],
-               seed: dict[str, float] | None) -> list[OperatingPoint]:
-    """Continuation along consecutive grid points (module level: picklable for executors)."""
-    ops = []
+               seed: dict[str, float] | None, then: Callable[[Model, OperatingPoint], Any]
+               | None = None) -> list[Any]:
+    """Continuation along consecutive grid points (module level: picklable for executors).
+    Returns the operating points, or ``(op, then(model, op))`` pairs (``None`` for a point
+    without equilibrium) when ``then`` is given: it runs where the trim ran, while the
+    point's resolved parameters are still in the model's cache."""
+    ops: list[Any] = []
     spec = dict(spec)
     base_params = dict(spec.pop("params", None) or {})
     for fixed_params in values:
         guess = dict(seed) if seed else None
         op = trim(model, **spec, params={**base_params, **fixed_params}, guess=guess,
                   strict=False)
-        ops.append(op)
+        if then is None:
+            ops.append(op)
+        else:
+            ops.append((op, then(model, op) if op.success else None))
         if op.success:
             seed = {name: op[name] for name in op.free}
             _hold_pins(spec, op)
@@ -256,6 +267,47 @@ def trim_sweep(
     TrimError
         ``strict=True`` and some grid point has no equilibrium.
     """
+    return trim_sweep_then(model, grid, free, fixed, executor=executor, progress=progress,
+                           chunks=chunks, strict=strict, **trim_kwargs)[0]
+
+
+def trim_sweep_then(
+    model: Model,
+    grid: Mapping[str, Any],
+    free: Iterable[str] = (),
+    fixed: Mapping[str, float] | None = None,
+    *,
+    executor: Executor | None = None,
+    progress: bool | Callable[[int, int], None] = True,
+    chunks: int | None = None,
+    strict: bool = False,
+    then: Callable[[Model, OperatingPoint], Any] | None = None,
+    **trim_kwargs: Any,
+) -> tuple[TrimSweep, np.ndarray]:
+    """:func:`trim_sweep`, and a function of each equilibrium computed where it was found.
+
+    Parameters
+    ----------
+    model, grid, free, fixed, executor, progress, chunks, strict, **trim_kwargs
+        As in :func:`trim_sweep`.
+    then : callable, optional
+        ``then(model, op)`` for each operating point ``op`` that is an equilibrium, called
+        right after its trim (in the executor's worker with an executor: then it must be
+        picklable, e.g. an instance of a module-level class; the instance sent to the
+        workers is the one the first chunk heads, trimmed in this process, have called).
+
+    Returns
+    -------
+    sweep : TrimSweep
+    results : ndarray of object, shape ``sweep.shape``
+        ``then``'s value at each equilibrium, ``None`` elsewhere (all ``None`` without
+        ``then``).
+
+    Raises
+    ------
+    UnknownNameError, ParameterError, ArgumentError, ArgumentTypeError, TrimSpecError, TrimError
+        As :func:`trim_sweep`.
+    """
     if not isinstance(grid, Mapping):
         raise ArgumentTypeError(f"grid must be a dict parameter name -> values, got "
                                 f"{grid!r:.60}")
@@ -304,31 +356,33 @@ def trim_sweep(
     total = len(order)
     report = reporter(progress, total, "trim_sweep")
 
-    results: list[OperatingPoint | None] = [None] * total
+    results: list[Any] = [None] * total
     if executor is None:
         seed = dict(first_guess) if first_guess else None
         for k, vals in enumerate(values):
-            results[k] = _run_chain(model, spec, [vals], seed)[0]
-            if results[k].success:
-                seed = {n: results[k][n] for n in results[k].free}
-                _hold_pins(spec, results[k])
+            results[k] = _run_chain(model, spec, [vals], seed, then)[0]
+            op = results[k] if then is None else results[k][0]
+            if op.success:
+                seed = {n: op[n] for n in op.free}
+                _hold_pins(spec, op)
             if report:
                 report(k + 1, total)
     else:
         bounds = np.linspace(0, total, n_chunks(executor, total, chunks) + 1).astype(int)
         heads = [int(b) for b in bounds[:-1]]
-        head_ops = _run_chain(model, {**spec}, [values[h] for h in heads],
-                              dict(first_guess) if first_guess else None)
+        head_res = _run_chain(model, {**spec}, [values[h] for h in heads],
+                              dict(first_guess) if first_guess else None, then)
+        head_ops = head_res if then is None else [r[0] for r in head_res]
         first = next((op for op in head_ops if op.success), None)
         if first is not None:
             _hold_pins(spec, first)
         futures = {}
         for c, (lo, hi) in enumerate(itertools.pairwise(bounds)):
-            results[lo] = head_ops[c]
+            results[lo] = head_res[c]
             seed_op = next((op for op in head_ops[c::-1] if op.success), None)
             seed = {n: seed_op[n] for n in seed_op.free} if seed_op else None
             if hi - lo > 1:
-                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed)
+                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed, then)
                 futures[fut] = (lo + 1, hi)
         done = len(heads)
         if report:
@@ -339,6 +393,11 @@ def trim_sweep(
             done += hi - lo
             if report:
                 report(done, total)
+    extra = np.empty(shape, dtype=object)
+    if then is not None:
+        for idx, (_, value) in zip(order, results):
+            extra[idx] = value
+        results = [r[0] for r in results]
     points = np.empty(shape, dtype=object)
     for idx, op in zip(order, results):
         points[idx] = op
@@ -349,5 +408,5 @@ def trim_sweep(
         error = TrimError(points[idx], where=f"grid point {idx} ({at})")
         error.sweep = sweep
         raise error
-    return sweep
+    return sweep, extra
 

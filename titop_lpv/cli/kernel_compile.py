@@ -2,8 +2,9 @@
 
 The compiled kernel (:mod:`titop_lpv.multibody.kernel`) has two specialisations: real
 states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``);
-the analytic Jacobians of fixed-base revolute and prismatic trees
-(:mod:`titop_lpv.multibody.derivatives_kernel`) have one more. Each takes numba 20–60 s to
+the sensor outputs (:mod:`titop_lpv.multibody.sensor_kernel`) two more, and the analytic
+Jacobians of fixed-base revolute and prismatic trees
+(:mod:`titop_lpv.multibody.derivatives_kernel`) one. Each takes numba 20–60 s to
 compile once per installation; a session that finds neither
 serves small models by the numpy recursion and starts this command in the background
 (:mod:`titop_lpv.multibody.kernel_ready`). Run it after installation, or when building a
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..model import load_model
-from ..multibody import derivatives_kernel, kernel
+from ..multibody import derivatives_kernel, kernel, sensor_kernel
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.kernel_ready import LOCK_STALE_S, POLICY_ENV, lock_path
 
@@ -40,13 +41,14 @@ DTYPES = {"real": np.float64, "complex": np.complex128}
 
 
 def compile_kernel() -> list[tuple[str, str, float]]:
-    """Compile (or load from the disk cache) both specialisations of the kernel and the
-    tangent sweep of the analytic Jacobians.
+    """Compile (or load from the disk cache) both specialisations of the kernel and of the
+    sensor kernel, and the tangent sweep of the analytic Jacobians.
 
     Returns
     -------
     list of (str, str, float)
-        ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states and
+        ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states, the
+        sensors' (``"sensors (real states)"``, ``"sensors (complex states)"``) and
         ``"Jacobian (tangent sweep)"``, ``how`` being ``"loaded from the cache"`` or
         ``"compiled"``.
     """
@@ -70,6 +72,13 @@ def compile_kernel() -> list[tuple[str, str, float]]:
             # entry with kept work arrays (large models)
             forward_dynamics(model, x, np.zeros((1, model.n_inputs), dtype), backend="compiled")
         timings.append((kind, how, time.perf_counter() - start))
+    for kind, dtype in DTYPES.items():  # the sensor outputs (model.outputs, C and D)
+        start = time.perf_counter()
+        how = "loaded from the cache" if sensor_kernel.load_cached(dtype) else "compiled"
+        x = model.default_state().astype(dtype)[None]
+        sensor_kernel.evaluate(sensor_kernel.sensor_data(model, model.physics()), x, x,
+                               model.n_outputs)
+        timings.append((f"sensors ({kind} states)", how, time.perf_counter() - start))
     start = time.perf_counter()  # the analytic Jacobians of fixed-base revolute trees
     how = "loaded from the cache" if derivatives_kernel.load_cached() else "compiled"
     chain = load_model({"name": "link", "bodies": [

@@ -30,7 +30,7 @@ from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec, transpose
 from ..spatial.euler import dcm_to_euler, euler_rates_matrix
 from ..spatial.quaternion import normalize
-from . import kernel, kernel_ready
+from . import kernel, kernel_ready, sensor_kernel
 from .diagnostics import non_finite_error, slot_label
 from .joint_laws import (
     condense_multi,
@@ -388,8 +388,14 @@ def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.nda
 
 
 # ---------------------------------------------------------------------------- outputs
-def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None, *,
+                     xdot: Any = None) -> np.ndarray:
     """Outputs of the model (see :meth:`Model.outputs`), shape (..., n_outputs).
+
+    For real parameters without batch axes, the outputs come from the compiled sensor kernel
+    once it is ready (:mod:`titop_lpv.multibody.sensor_kernel`; the driving force ``tau`` of a
+    driven joint, which it does not cover, from the numpy recursion); otherwise from the
+    numpy recursion (the reference).
 
     Parameters
     ----------
@@ -401,6 +407,10 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
         Inputs; zero when omitted (they matter only to accelerations).
     params : dict or array_like, optional
         Parameter values; defaults when omitted.
+    xdot : array_like (..., n_states), optional
+        The state derivative at ``(x, u, params)``, when the caller has it (the compiled
+        route then reads the accelerations from it instead of evaluating the dynamics);
+        it must be exactly :func:`forward_dynamics` at the same arguments.
 
     Returns
     -------
@@ -408,6 +418,11 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
     """
     x, u = state_and_input(model, x, u)
     ph = model.physics(params)
+    y = _outputs_compiled(model, x, u, params, ph, xdot)
+    if y is not None:
+        if not np.isfinite(y).all():
+            raise non_finite_error(model, x, u, ph, y, "output", model.output_names)
+        return y
     if any(spec.kind in ("qdd", "acceleration", "tau") for spec in model.output_specs):
         kin = _forward(model, x, u, ph)
     else:
@@ -447,6 +462,38 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None) -> 
     y = np.concatenate([np.broadcast_to(c, (*kin.batch, c.shape[-1])) for c in cols], -1)
     if not np.isfinite(y).all():
         raise non_finite_error(model, x, u, ph, y, "output", model.output_names)
+    return y
+
+
+def _outputs_compiled(model: Tree, x: np.ndarray, u: Any, params: Any, ph: Physics,
+                      xdot: Any) -> np.ndarray | None:
+    """The outputs by :mod:`~titop_lpv.multibody.sensor_kernel` (``tau`` columns by the numpy
+    recursion), or None when it does not serve this call (batched or complex parameters,
+    kernel not ready)."""
+    if ph.vals.ndim != 1 or np.iscomplexobj(ph.vals) or not model.output_specs:
+        return None
+    data = model.memo("sensor_kernel", ph, lambda: sensor_kernel.sensor_data(model, ph))
+    if data.needs_xdot and xdot is None:
+        if not sensor_kernel.ready(len(model.body_names), np.result_type(x, u, float)):
+            return None
+        xdot = forward_dynamics(model, x, u, params)
+    dtype = np.result_type(x, float) if xdot is None else np.result_type(x, xdot, float)
+    if not sensor_kernel.ready(len(model.body_names), dtype):
+        return None
+    n_x = model.n_states
+    batch = x.shape[:-1]
+    X = x.reshape(-1, n_x)
+    XD = None
+    if data.needs_xdot:
+        XD = np.broadcast_to(np.asarray(xdot), (*batch, n_x)).reshape(-1, n_x)
+    y = sensor_kernel.evaluate(data, X, XD, model.n_outputs).reshape(*batch, model.n_outputs)
+    rest = [spec for spec, ok in zip(model.output_specs, model.memo(
+        "sensor_kernel_covered", None, lambda: sensor_kernel.covered(model))) if not ok]
+    if rest:  # the driving forces of driven joints: the numpy recursion
+        kin = _forward(model, x, u, ph)
+        y = y.astype(np.result_type(y, kin.dtype, kin.u), copy=False)
+        for spec in rest:
+            y[..., spec.columns.start] = kin.tau[spec.body]
     return y
 
 
