@@ -553,7 +553,7 @@ class UncertainTF(_BinaryOperators):
                  S.D[np.ix_(ro, co)])
         # drop the δ channels the products made redundant (exact: tl.reduce_lft's kernel)
         blocks = N.delta.blocks
-        R, sizes = reduce_abcd(R, [(b.kind, b.nw, b.nz) for b in blocks])
+        R, sizes = reduce_abcd(R, [(b.kind, b.nw, b.nz) for b in blocks], balance=False)
         kept = [(b.with_repeats(r), N.params[b.name]) for b, r in zip(blocks, sizes) if r]
         return USS._new(R, self.dt, DeltaStructure(tuple(b for b, _ in kept)),
                         [a for _, a in kept], ["u[0]"], ["y[0]"],
