@@ -131,22 +131,24 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
                          f"{np.shape(p)} ({np.asarray(p).dtype})")
     p = np.asarray(p, dtype=float)
     n = n_x + n_u
-    X = np.empty((n + 1, n_x), dtype=complex)
-    X[:] = x
-    U = np.empty((n + 1, n_u), dtype=complex)
-    U[:] = u
-    X[np.arange(n_x), np.arange(n_x)] += 1j * STEP
-    U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * STEP
-    fast = analytic_jacobians(model, x, u, p)  # fixed-base revolute/prismatic trees
+    fast = analytic_jacobians(model, x, u, p, lambda: model.dynamics(0.0, x, u, p))
+    if fast is None or outputs:  # the perturbed states and inputs, one row per direction
+        X = np.empty((n + 1, n_x), dtype=complex)
+        X[:] = x
+        U = np.empty((n + 1, n_u), dtype=complex)
+        U[:] = u
+        X[np.arange(n_x), np.arange(n_x)] += 1j * STEP
+        U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * STEP
     if fast is None:
         F = forward_dynamics(model, X, U, p)
         f0 = F[-1].real
         J = F[:-1].imag.T / STEP
-    else:  # the analytic A, B; F as the complex step would give it, for the sensors
+    else:
         f0, J = fast[2], np.hstack(fast[:2])
-        F = np.empty((n + 1, n_x), dtype=complex)
-        F[:-1] = f0 + 1j * STEP * J.T
-        F[-1] = f0
+        if outputs:  # F as the complex step would give it, for the sensors' accelerations
+            F = np.empty((n + 1, n_x), dtype=complex)
+            F[:-1] = f0 + 1j * STEP * J.T
+            F[-1] = f0
     A, B = J[:, :n_x], J[:, n_x:]
     if outputs:  # the accelerations of the sensors: read from F (no second dynamics)
         Y = evaluate_outputs(model, X, U, p, xdot=F)

@@ -32,6 +32,7 @@ a wide tree less. Checked against the complex-step Jacobians and Pinocchio's
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -457,14 +458,14 @@ def _index(model: Tree, ph: Physics | None = None) -> tuple[Any, ...]:
         dofs = np.flatnonzero((kind == REVOLUTE) | (kind == PRISMATIC))
         cols = np.asarray(model.tau_column)[dofs]
         act = np.flatnonzero(cols >= 0)
-        return (np.asarray(model.q_index)[dofs], np.asarray(model.qd_index)[dofs], act,
-                cols[act], dofs)
+        qi, qdi = np.asarray(model.q_index)[dofs], np.asarray(model.qd_index)[dofs]
+        return qi, qdi, act, cols[act], np.ix_(qdi, qi), np.ix_(qdi, qdi), dofs
 
     index = model.memo("tangent_sweep_index", None, build)
     if ph is None:
         return index
     dofs = index[-1]
-    return (*index[:4], np.asarray(ph.k, dtype=float)[dofs], np.asarray(ph.d, dtype=float)[dofs])
+    return (*index[:6], np.asarray(ph.k, dtype=float)[dofs], np.asarray(ph.d, dtype=float)[dofs])
 
 
 def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
@@ -492,7 +493,7 @@ def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
     from scipy.linalg import cho_factor, cho_solve
 
     _, dq, dqd, M, dofs = tangent_sweep(model, ph, x, xdot[_index(model)[1]])
-    qi, qdi, act, cols, k, d = _index(model, ph)
+    qi, qdi, act, cols, rows_q, rows_qd, k, d = _index(model, ph)
     nd, n_x, n_u = dofs.size, x.size, u.size
     rhs = np.zeros((nd, 2 * nd + n_u))
     rhs[:, :nd] = dq
@@ -507,14 +508,15 @@ def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray,
     sol = cho_solve(cho_factor(M), rhs) if nd >= 64 else np.linalg.solve(M, rhs)
     A = np.zeros((n_x, n_x))
     A[qi, qdi] = 1.0
-    A[np.ix_(qdi, qi)] = sol[:, :nd]
-    A[np.ix_(qdi, qdi)] = sol[:, nd:2 * nd]
+    A[rows_q] = sol[:, :nd]
+    A[rows_qd] = sol[:, nd:2 * nd]
     B = np.zeros((n_x, n_u))
     B[qdi] = sol[:, 2 * nd:]
     return A, B
 
 
-def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
+def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray,
+                       dynamics: Callable[[], np.ndarray] | None = None
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(A, B, ẋ)`` by the tangent sweep when the model is :func:`eligible` and the sweep
     :func:`ready`, else None (the caller takes the complex-step route).
@@ -529,6 +531,9 @@ def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
         Real input.
     p : ndarray (n_params,)
         Real parameter vector.
+    dynamics : callable, optional
+        Returns ``ẋ`` at ``(x, u, p)`` (e.g. the model's one-state route); called only when
+        the sweep runs. Default: :func:`~titop_lpv.multibody.dynamics.forward_dynamics`.
 
     Returns
     -------
@@ -538,6 +543,7 @@ def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
     ok = model.memo("analytic_jacobians", None, lambda: eligible(model))
     if not ok or not ready(len(model.body_names)):
         return None
-    xdot = np.asarray(forward_dynamics(model, x, u, p), dtype=float)
+    xdot = np.asarray(forward_dynamics(model, x, u, p) if dynamics is None else dynamics(),
+                      dtype=float)
     A, B = forward_jacobians(model, model.physics(p), x, u, xdot)
     return A, B, xdot
