@@ -352,7 +352,11 @@ class Tree:
             Parameter values that :meth:`check_params` refuses.
         """
         if not (params is None or (isinstance(params, dict) and not params)):
-            self.check_params(params)
+            pv = self.param_vector(params)
+            if pv.ndim == 1:  # checked once per distinct vector, cached with its physics
+                self.physics(pv)  # (a trim calls this, then the dynamics, with each vector)
+            else:
+                self.check_params(pv)
         vals = self.slot_values(params)
         x = np.zeros((*vals.shape[:-1], self.n_states), dtype=vals.dtype)
         one = is_one_dof(self.kind)
