@@ -5,10 +5,14 @@ The chains are those of ``bench_dynamics.py`` (fixed root, revolute joints about
 alternately, unit masses, gravity), N = 10, 100, 500 and 1 000 links, at one seeded random
 state (angles in [−π, π], rates in [−1, 1]). Rows:
 
-* ``tl.jacobians(model, x, outputs=False)``: ``A = ∂ẋ/∂x`` (and ``B``) by one batched
-  complex-step evaluation of the compiled forward dynamics (2N + 1 states of N bodies);
+* ``tl.jacobians(model, x, outputs=False)``: ``A = ∂ẋ/∂x`` (and ``B``) by the analytic
+  route of ``titop_lpv/multibody/derivatives_kernel.py`` (one compiled call: derivatives of
+  the Newton–Euler recursion in the world frame, ``M⁻¹`` by the articulated-body recursion;
+  O(N²), no dense solve);
+* ``kernel``: that route alone (``derivatives_kernel.jacobian_matrix``: ``[A B]`` and ``ẋ``,
+  without ``tl.jacobians``' argument checks and the assembly of its result);
 * ``tl.jacobians(model, x)``: the same plus the outputs' ``C`` and ``D`` (the chain's
-  default sensors);
+  default sensors, by the complex step);
 * ``pin.computeABADerivatives(model, data, q, v, tau)``: ``∂q̈/∂q``, ``∂q̈/∂v`` and ``M⁻¹``
   (analytic derivatives of the recursive Newton–Euler algorithm), skipped where
   ``pinocchio.Data`` would exceed ``--pin-max-gb`` (it allocates ~64 nv³ bytes with pin 4.1:
@@ -16,9 +20,12 @@ state (angles in [−π, π], rates in [−1, 1]). Rows:
 * the largest difference between the two, relative to the largest entry, on the rows of
   ``q̈`` (a check that the same problem is timed).
 
+The compiled routes are timed, not a first session's fallback: ``TITOP_LPV_COMPILE`` defaults
+to ``wait`` here (a kernel missing from the disk cache is compiled before the timings).
 Each time is the best of up to 3 runs of at least 0.2 s (``bench_dynamics.measure``). The
-growth exponent between consecutive sizes is ``log(t₂/t₁) / log(N₂/N₁)`` (2 for a method
-that is O(N²), as both are: N directions of an O(N) sweep, or O(N²) analytic terms).
+growth exponent between consecutive sizes is ``log(t₂/t₁) / log(N₂/N₁)`` (2 for an O(N²)
+method, as ours is; Pinocchio's ends with dense products by ``M⁻¹``, O(N³)). Neither route
+uses BLAS threads (``OPENBLAS_NUM_THREADS`` changes nothing measurable).
 
 Usage::
 
@@ -31,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 from pathlib import Path
@@ -39,6 +47,7 @@ from typing import Any
 import numpy as np
 
 import titop_lpv as tl
+from titop_lpv.multibody import derivatives_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dynamics import (  # the sibling script's models and timer
@@ -95,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip Pinocchio where pinocchio.Data would exceed this many GB")
     parser.add_argument("--json", metavar="FILE", help="save the numbers as JSON")
     args = parser.parse_args(argv)
+    os.environ.setdefault("TITOP_LPV_COMPILE", "wait")  # time the compiled routes
     if any(n < 1 for n in args.sizes):
         parser.error("--sizes: every size must be at least 1")
     pin, peer_mod, reason = load_peer(args.no_peer)
@@ -108,8 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         x = random_states(model, np.random.default_rng(SEED), ())
         jac = tl.jacobians(model, x, outputs=False)
         t_dyn = measure(lambda m=model, s=x: tl.jacobians(m, s, outputs=False))["best"]
+        u, p = np.zeros(model.n_inputs), np.asarray(model.param_vector(None), dtype=float)
+        if derivatives_kernel.jacobian_matrix(model, x, u, p) is not None:
+            t_kernel = measure(lambda m=model, s=x, u=u, p=p:
+                               derivatives_kernel.jacobian_matrix(m, s, u, p))["best"]
+        else:  # not eligible, or not compiled yet (complex-step route)
+            t_kernel = None
         t_all = measure(lambda m=model, s=x: tl.jacobians(m, s))["best"]
-        row: dict[str, Any] = {"N": n, "jacobians_dynamics_s": t_dyn,
+        row: dict[str, Any] = {"N": n, "jacobians_dynamics_s": t_dyn, "kernel_s": t_kernel,
                                "jacobians_with_outputs_s": t_all, "pin_s": None,
                                "pin_rel_diff": None, "n_outputs": model.n_outputs}
         gb = PIN_DATA_BYTES_PER_NV3 * n**3 / 1e9
@@ -126,16 +142,18 @@ def main(argv: list[str] | None = None) -> int:
     e_pin = exponents(sizes, [r["pin_s"] for r in rows])
     print(f"titop_lpv {tl.__version__}, Python {platform.python_version()}, "
           f"numpy {np.__version__}, {platform.machine()}")
-    header = ("N", "jacobians (A, B)", "exp", "with C, D", "pin ABA derivatives", "exp",
-              "ratio", "|Δ| rel")
+    header = ("N", "jacobians (A, B)", "exp", "kernel", "with C, D", "pin ABA derivatives",
+              "exp", "ratio", "kernel ratio", "|Δ| rel")
     print(" | ".join(header))
     for r, ed, ep in zip(rows, e_dyn, e_pin):
         ratio = (f"{r['jacobians_dynamics_s'] / r['pin_s']:.1f}x" if r["pin_s"] else "-")
+        k_ratio = (f"{r['kernel_s'] / r['pin_s']:.1f}x" if r["pin_s"] and r["kernel_s"]
+                   else "-")
         diff = f"{r['pin_rel_diff']:.1e}" if r["pin_rel_diff"] is not None else (
             r.get("pin_skipped", "-"))
         print(" | ".join((str(r["N"]), fmt_time(r["jacobians_dynamics_s"]), ed,
-                          fmt_time(r["jacobians_with_outputs_s"]), fmt_time(r["pin_s"]), ep,
-                          ratio, diff)))
+                          fmt_time(r["kernel_s"]), fmt_time(r["jacobians_with_outputs_s"]),
+                          fmt_time(r["pin_s"]), ep, ratio, k_ratio, diff)))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
