@@ -2,10 +2,12 @@
 overlays and interpolation between grid points.
 
 :func:`linearize_sweep` runs the continuation of :func:`titop_lpv.trim_sweep` (progress,
-optional executor) and linearises every point that is an equilibrium right after its trim,
-in the same process (:func:`~titop_lpv.analysis.sweep.trim_sweep_then`), with one state set
-for the whole grid (so the matrices of neighbouring points can be compared and
-interpolated).
+optional executor) and linearises every point that is an equilibrium where it was trimmed
+(:func:`~titop_lpv.analysis.sweep.trim_sweep_then`), with one state set for the whole grid
+(so the matrices of neighbouring points can be compared and interpolated): a point trimmed
+on its own right after its trim, the points of a block trimmed together
+(:mod:`~titop_lpv.analysis.sweep_batch`) together, from the complex-step rows of the
+dynamics the block computed at them (:mod:`~titop_lpv.analysis.sweep_linear`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .linearize import LinearMatrices, linear_matrices, named_statespace
 from .lpv_fit import GridFit, fit_grid
 from .lpv_views import BodeOverlay, PoleMap
 from .sweep import TrimSweep, trim_sweep_then
+from .sweep_linear import matrices
 
 __all__ = ["BodeOverlay", "LPVError", "LPVGrid", "PoleMap", "linearize_sweep"]
 
@@ -404,6 +407,22 @@ class _Linearizer:
         return linear_matrices(model, op, list(self.names[1]), list(self.names[2]),
                                states=list(self.names[0]))
 
+    def batch(self, model: Model, ops: list[Any], dynamics: list[Any] | None = None
+              ) -> list[LinearMatrices]:
+        """:meth:`__call__` for many equilibria in a row, linearised together where
+        :func:`~titop_lpv.analysis.sweep_linear.matrices` serves them (the others one by
+        one, in order, with the same errors); ``dynamics``: the trim's complex-step rows
+        at each point, when it has them (``sweep_batch.trim_block(..., full=True)``)."""
+        out: list[Any] = [None] * len(ops)
+        start = 0
+        if self.names is None and ops:
+            out[0], start = self(model, ops[0]), 1
+        names = self.names or ((), (), ())  # set by the first call
+        rows = None if dynamics is None else dynamics[start:]
+        for k, lin in enumerate(matrices(model, ops[start:], names, dynamics=rows), start):
+            out[k] = lin if lin is not None else self(model, ops[k])
+        return out
+
 
 def linearize_sweep(
     model: Model,
@@ -440,8 +459,7 @@ def linearize_sweep(
         See :class:`LPVGrid` and :meth:`LPVGrid.at` (absolute, in each variable's unit).
     executor : concurrent.futures.Executor, optional
         Runs the walk in chunks (see :func:`titop_lpv.trim_sweep`); each point is linearised
-        right after its trim, in the same worker (its parameters' resolved physics are still
-        cached there), and only matrices come back.
+        in the worker that trimmed it (see the module doc), and only matrices come back.
     progress : bool or callable
         ``True``: a text progress bar on stderr for each stage (``trim_sweep``: the points
         trimmed and linearised, then ``linearize_sweep``: the state-space models built); a
@@ -471,8 +489,8 @@ def linearize_sweep(
     options = {"inputs": inputs, "outputs": outputs, "states": states, "drop": drop,
                "drop_integrators": drop_integrators}
     then = _Linearizer(options)
-    # each point is linearised right after its trim, in the same process: its parameters'
-    # resolved physics and compiled-kernel data are still cached there
+    # each point is linearised where it was trimmed: one trimmed alone right after its trim
+    # (its parameters' resolved physics still cached), a block's points together
     sweep, mats = trim_sweep_then(model, grid, free, fixed, executor=executor,
                                   progress=progress, then=then, **sweep_kwargs)
     systems = np.empty(sweep.shape, dtype=object)

@@ -10,9 +10,17 @@ cluster's ``client.get_executor()``), the walk is cut into contiguous chunks; th
 point of each chunk is trimmed serially by continuation along the chunk heads, then the
 chunks run in parallel, each by continuation from its head.
 
-:func:`trim_sweep_then` also applies a function to each equilibrium right after its trim,
-in the same process (``linearize_sweep`` linearises there: the point's resolved parameters
-are still cached, and only matrices travel back from an executor's workers).
+After the walk's first equilibrium, consecutive points are trimmed in blocks of
+:data:`BLOCK` (:func:`~titop_lpv.analysis.sweep_batch.trim_block`): one Gauss–Newton
+iteration for all of them from the block's seed, each evaluation one vectorised call over
+the block; a point the block does not settle (or a specification it does not serve) is
+trimmed on its own by continuation, as above. The equilibria are the same within the
+trim's tolerance.
+
+:func:`trim_sweep_then` also applies a function to each equilibrium in the process that
+trimmed it, right after its trim or after its block (``linearize_sweep`` linearises there:
+a point's resolved parameters are still cached, a block's points are linearised together,
+and only matrices travel back from an executor's workers).
 """
 
 from __future__ import annotations
@@ -33,13 +41,16 @@ from ..plots import plot_sweep
 from ..progress import n_chunks, reporter
 from .arguments import ArgumentError, ArgumentTypeError, flag, integer, progress_option
 from .operating_point import OperatingPoint
+from .sweep_batch import trim_block
 from .trim import TrimError, TrimSpecError, trim
 from .units import units as model_units
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TrimSweep", "check_executor", "trim_sweep", "trim_sweep_then"]
+__all__ = ["BLOCK", "TrimSweep", "check_executor", "trim_sweep", "trim_sweep_then"]
+
+BLOCK = 128  # points trimmed together (after the walk's first equilibrium)
 
 
 @dataclass(frozen=True)
@@ -169,26 +180,63 @@ def _snake(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 def _run_chain(model: Model, spec: dict[str, Any], values: list[dict[str, float]],
                seed: dict[str, float] | None, then: Callable[[Model, OperatingPoint], Any]
-               | None = None) -> list[Any]:
+               | None = None, batch: bool = False) -> list[Any]:
     """Continuation along consecutive grid points (module level: picklable for executors).
     Returns the operating points, or ``(op, then(model, op))`` pairs (``None`` for a point
-    without equilibrium) when ``then`` is given: it runs where the trim ran, while the
-    point's resolved parameters are still in the model's cache."""
-    ops: list[Any] = []
+    without equilibrium) when ``then`` is given: it runs where the trim ran. With ``batch``,
+    the points after the walk's first equilibrium are trimmed together, :data:`BLOCK` at a
+    time from the last solution (:func:`~titop_lpv.analysis.sweep_batch.trim_block`; the
+    points it leaves, one by one). ``then`` runs right after a trim of one point, and after
+    the chain's trims for the points a block trimmed: a ``then`` with a ``batch`` method
+    gets those together (``then.batch(model, ops, rows)``, ``rows``: the block's
+    complex-step rows at each point)."""
+    ops: list[Any] = [None] * len(values)
+    extra: list[Any] = [None] * len(values)
     spec = dict(spec)
     base_params = dict(spec.pop("params", None) or {})
-    for fixed_params in values:
-        guess = dict(seed) if seed else None
-        op = trim(model, **spec, params={**base_params, **fixed_params}, guess=guess,
-                  strict=False)
-        if then is None:
-            ops.append(op)
-        else:
-            ops.append((op, then(model, op) if op.success else None))
+    many = getattr(then, "batch", None)
+    dynamics: list[Any] = [None] * len(values)  # complex-step rows of trim_block, if any
+    together: list[int] = []  # the points a block trimmed
+    block_end = 0 if batch else len(values)  # points up to here: trimmed or tried together
+    last = None  # the last equilibrium: the seed of the next trim
+    for k, fixed_params in enumerate(values):
+        if last is not None and (ops[k] is None or k >= block_end):  # the seed, when needed
+            seed, last = _seed(last), None
+        if k >= block_end and seed is not None and spec.get("pin_neutral", True) is not True:
+            block_end = k + BLOCK
+            block = trim_block(model, spec, base_params, values[k:block_end], seed,
+                               full=many is not None)
+            if block is not None:
+                ops[k:block_end], dynamics[k:block_end] = block
+                together += [j for j in range(k, min(block_end, len(ops))) if ops[j] is not None]
+        op = ops[k]
+        if op is None:
+            op = ops[k] = trim(model, **spec, params={**base_params, **fixed_params},
+                               guess=dict(seed) if seed else None, strict=False)
+            if then is not None and op.success:  # its parameters are still cached
+                extra[k] = then(model, op)
         if op.success:
-            seed = {name: op[name] for name in op.free}
+            last = op
             _hold_pins(spec, op)
-    return ops
+    if then is None:
+        return ops
+    good = [k for k in together if ops[k].success]
+    if many is not None and len(good) > 1:
+        for k, value in zip(good, many(model, [ops[k] for k in good],
+                                       [dynamics[k] for k in good])):
+            extra[k] = value
+    else:
+        for k in good:
+            extra[k] = then(model, ops[k])
+    return list(zip(ops, extra))
+
+
+def _seed(op: OperatingPoint) -> dict[str, float]:
+    """The values of an equilibrium's free variables: the guess of the next point's trim."""
+    values = {**(op.attitude_errors or {}), **op.params,  # precedence of op[name]
+              **dict(zip(op.input_names, op.u.tolist())),
+              **dict(zip(op.state_names, op.x.tolist()))}
+    return {name: values[name] if name in values else op[name] for name in op.free}
 
 
 def _hold_pins(spec: dict[str, Any], op: OperatingPoint) -> None:
@@ -292,9 +340,14 @@ def trim_sweep_then(
         As in :func:`trim_sweep`.
     then : callable, optional
         ``then(model, op)`` for each operating point ``op`` that is an equilibrium, called
-        right after its trim (in the executor's worker with an executor: then it must be
-        picklable, e.g. an instance of a module-level class; the instance sent to the
-        workers is the one the first chunk heads, trimmed in this process, have called).
+        in the process that trimmed it: right after its trim, or, for points trimmed
+        together in a block, after the block, in the walk's order (``then.batch(model, ops,
+        rows)``, if ``then`` has it, gets the block's equilibria at once; ``rows``: the
+        complex-step rows of the dynamics at each, see
+        :func:`~titop_lpv.analysis.sweep_batch.trim_block`). In the executor's worker with an
+        executor: then it must be picklable, e.g. an instance of a module-level class; the
+        instance sent to the workers is the one the first chunk heads, trimmed in this
+        process, have called.
 
     Returns
     -------
@@ -350,7 +403,8 @@ def trim_sweep_then(
         model.check_params({**base_params, name: arr})
     shape = tuple(a.size for a in axes.values())
     order = _snake(shape)
-    values = [{k: float(a[i]) for (k, a), i in zip(axes.items(), idx)} for idx in order]
+    columns = [(k, a.tolist()) for k, a in axes.items()]  # Python floats, as float(a[i])
+    values = [{k: col[i] for (k, col), i in zip(columns, idx)} for idx in order]
     first_guess = trim_kwargs.pop("guess", None)
     spec = {"free": free, "fixed": dict(fixed or {}), **trim_kwargs}
     total = len(order)
@@ -359,14 +413,20 @@ def trim_sweep_then(
     results: list[Any] = [None] * total
     if executor is None:
         seed = dict(first_guess) if first_guess else None
-        for k, vals in enumerate(values):
-            results[k] = _run_chain(model, spec, [vals], seed, then)[0]
-            op = results[k] if then is None else results[k][0]
-            if op.success:
-                seed = {n: op[n] for n in op.free}
-                _hold_pins(spec, op)
-            if report:
-                report(k + 1, total)
+        lo = 0
+        while lo < total:  # blocks of points trimmed together, reported point by point
+            hi = min(total, lo + (1 if seed is None else BLOCK))
+            results[lo:hi] = _run_chain(model, spec, values[lo:hi], seed, then, batch=True)
+            last = None
+            for k in range(lo, hi):
+                op = results[k] if then is None else results[k][0]
+                if op.success:
+                    last = op
+                    _hold_pins(spec, op)
+                if report:
+                    report(k + 1, total)
+            seed = _seed(last) if last is not None else seed
+            lo = hi
     else:
         bounds = np.linspace(0, total, n_chunks(executor, total, chunks) + 1).astype(int)
         heads = [int(b) for b in bounds[:-1]]
@@ -380,9 +440,10 @@ def trim_sweep_then(
         for c, (lo, hi) in enumerate(itertools.pairwise(bounds)):
             results[lo] = head_res[c]
             seed_op = next((op for op in head_ops[c::-1] if op.success), None)
-            seed = {n: seed_op[n] for n in seed_op.free} if seed_op else None
+            seed = _seed(seed_op) if seed_op else None
             if hi - lo > 1:
-                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed, then)
+                fut = executor.submit(_run_chain, model, spec, values[lo + 1:hi], seed, then,
+                                      True)
                 futures[fut] = (lo + 1, hi)
         done = len(heads)
         if report:

@@ -37,7 +37,7 @@ import numpy as np
 from ..exceptions import TitopError, UnknownNameError
 from ..model.compiled import Model
 from ..multibody.joints import FREE, MULTI_DOF, REVOLUTE, is_one_dof
-from ..names import find, resolve
+from ..names import find
 from ..spatial import quaternion
 from ..spatial.algebra import skew
 from ..spatial.euler import dcm_to_euler, euler_to_dcm
@@ -48,7 +48,7 @@ from .attitude_error import quaternion_starts
 from .operating_point import OperatingPoint
 from .trim_args import TrimSpecError
 
-__all__ = ["TrimError", "TrimSpecError", "trim"]
+__all__ = ["TrimError", "TrimSpecError", "prepare", "reduce", "trim"]
 
 # angles [rad] by which a spin solution is turned along its orbit to check that it is a
 # relative equilibrium (generic values: no multiple of π/2, no symmetry hides a change)
@@ -111,67 +111,6 @@ def _resolve(table: dict[str, tuple[str, int]], name: str, what: str) -> str:
 SPIN_KEYS = ("body", "axis", "rate")  # required keys of ``spin``; ``rate_param`` is optional
 
 
-def _rate_param(model: Model, table: dict[str, tuple[str, int]], name: str) -> str:
-    """The parameter that the spin rate ``name`` designates (dotted or underscored)."""
-    key = find(name, model.param_names)
-    if key is not None:
-        return key
-    other = find(name, table)
-    if other is not None:  # a state or an input: a name, but not of a parameter
-        kind = "a state" if table[other][0] == "x" else "an input"
-        raise TrimSpecError(f"spin: rate {name!r} is {kind}, not a parameter; the rate is a "
-                            f"number [rad/s] or the name of a parameter, one of "
-                            f"{list(model.param_names)}")
-    return resolve(name, model.param_names, "parameter", context="spin: rate")
-
-
-def _spin_rate(model: Model, spin: Mapping[str, Any], p: np.ndarray,
-               table: dict[str, tuple[str, int]], free: list[str]) -> tuple[float, str | None]:
-    """The spin rate [rad/s] and the parameter it was taken from (None for a number).
-
-    ``spin["rate"]`` is a number or a parameter name; a name takes its value from ``p``
-    (the trim's parameter values). ``spin["rate_param"]`` (the record of an earlier trim,
-    ``OperatingPoint.spin``, given back) names the parameter too; a number given with it
-    must equal the parameter's value.
-    """
-    rate, named = spin["rate"], spin.get("rate_param")
-    if isinstance(rate, np.ndarray) and rate.ndim == 0:  # numpy scalars as 0-d arrays
-        rate = rate.item()
-    if isinstance(rate, (bool, np.bool_)):
-        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
-                            f"{rate!r}")
-    param = None
-    if named is not None:
-        if not isinstance(named, str):
-            raise TrimSpecError(f"spin: rate_param must be a parameter name, got {named!r}")
-        param = _rate_param(model, table, named)
-    if isinstance(rate, str) and find(rate, model.param_names) is None:
-        try:  # a number written as text ("2.0") is still a number
-            rate = float(rate)
-        except ValueError:
-            pass
-    if isinstance(rate, str):
-        key = _rate_param(model, table, rate)
-        if param is not None and key != param:
-            raise TrimSpecError(f"spin: rate {rate!r} and rate_param {named!r} name different "
-                                "parameters")
-        param = key
-    elif not isinstance(rate, (int, float, np.integer, np.floating)):
-        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
-                            f"{rate!r}")
-    if param is None:
-        return _finite(rate, "spin: rate"), None
-    if param in free:
-        raise TrimSpecError(f"spin: the rate parameter {param!r} is free; the spin rate is "
-                            "given, not solved for (remove it from free)")
-    value = _finite(p[model.param_names.index(param)], f"spin: rate parameter {param!r}")
-    if not isinstance(rate, str) and _finite(rate, "spin: rate") != value:
-        raise TrimSpecError(f"spin: rate {float(rate):g} differs from the value {value:g} of "
-                            f"its rate_param {param!r} in this trim; give rate={param!r} to "
-                            "take the rate from the parameter")
-    return value, param
-
-
 def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, p: np.ndarray,
                 table: dict[str, tuple[str, int]], fixed: set[str], free: list[str]
                 ) -> tuple[list[str], dict[str, Any]]:
@@ -201,7 +140,7 @@ def _spin_setup(model: Model, spin: Mapping[str, Any], x: np.ndarray, p: np.ndar
     if axis.shape != (3,) or not np.all(np.isfinite(axis)) or axis @ axis == 0.0:
         raise TrimSpecError(f"spin: axis must be a non-zero 3-vector, got {spin['axis']!r}")
     axis = axis / np.sqrt(axis @ axis)
-    rate, rate_param = _spin_rate(model, spin, p, table, free)
+    rate, rate_param = ta.spin_rate(model, spin, p, table, free)
     b = model.body_index(body)
     if model.kind[b] == FREE:
         base = model.base_index
@@ -340,6 +279,36 @@ def trim(
     >>> op.success, op.residual_norm <= 1e-10, op.free
     (True, True, ('balloon_phi', 'balloon_theta', 'slider_q', 'pendulum1_q', 'pendulum2_q'))
     """
+    prob, z0, options = prepare(model, free, fixed, kind=kind, spin=spin, params=params, x0=x0,
+                                guess=guess, tol=tol, max_nfev=max_nfev,
+                                pin_neutral=pin_neutral, strict=strict)
+    return _solve(prob, z0, **options)
+
+
+def prepare(model: Model, free: Iterable[str] = (), fixed: Mapping[str, float] | None = None,
+            *, kind: str = "static", spin: Mapping[str, Any] | None = None,
+            params: Mapping[str, float] | None = None, x0: Any = None,
+            guess: Mapping[str, float] | None = None, tol: float = 1e-10, max_nfev: int = 200,
+            pin_neutral: bool | Iterable[str] = True, strict: bool = True
+            ) -> tuple[ts.Problem, np.ndarray, dict[str, Any]]:
+    """The checked set-up of :func:`trim`, before any solve (same arguments, same errors).
+
+    Parameters
+    ----------
+    model, free, fixed, kind, spin, params, x0, guess, tol, max_nfev, pin_neutral, strict
+        As in :func:`trim`.
+
+    Returns
+    -------
+    prob : Problem
+        The unknowns (every free variable, pinned ones included) and the fixed values.
+    z0 : ndarray (n_free,)
+        The starting point (guesses, else the baseline values).
+    options : dict
+        The keyword arguments of the solve: ``kind``, ``cyclic``, ``spin`` (normalised),
+        ``tol``, ``max_nfev``, ``pin_neutral`` (a bool or a list of resolved names),
+        ``strict``, ``fixed`` (the names of every fixed variable).
+    """
     ta.check_options(kind, tol, max_nfev, strict, pin_neutral)
     if (kind == "spin") != (spin is not None):
         raise TrimSpecError("kind='spin' needs spin={'body', 'axis', 'rate'} (and only it)")
@@ -433,9 +402,9 @@ def trim(
     free_set, cyclic_set = set(free_list), set(cyclic)
     z0 = np.array([r_guess.get(k, 0.0) if w == "r" else {"x": x, "u": u, "p": p}[w][i]
                    for k, (w, i) in zip(free_list, prob.where)], dtype=float)
-    return _solve(prob, z0, kind=kind, cyclic=cyclic, spin=spin_spec, tol=tol,
-                  max_nfev=max_nfev, pin_neutral=pin_neutral, strict=bool(strict),
-                  fixed=[k for k in table if k not in free_set and k not in cyclic_set])
+    return prob, z0, {"kind": kind, "cyclic": cyclic, "spin": spin_spec, "tol": tol,
+                      "max_nfev": max_nfev, "pin_neutral": pin_neutral, "strict": bool(strict),
+                      "fixed": [k for k in table if k not in free_set and k not in cyclic_set]}
 
 
 def _finite(value: Any, where: str) -> float:
@@ -475,14 +444,35 @@ def _orbit(model: Model, x: np.ndarray, spin: dict[str, Any], angles: np.ndarray
     return X
 
 
-def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
-           spin: dict[str, Any] | None, tol: float, max_nfev: int,
-           pin_neutral: bool | list[str],
-           strict: bool, fixed: list[str]) -> OperatingPoint:
+def reduce(prob: ts.Problem, z0: np.ndarray, kind: str, pin_neutral: bool | list[str]
+           ) -> tuple[ts.Problem, np.ndarray, list[str], te.EnergyProblem | None]:
+    """Hold the dependent free variables (``pin_neutral``) at their starting values.
+
+    Parameters
+    ----------
+    prob : Problem
+        From :func:`prepare`.
+    z0 : ndarray (n_free,)
+        The starting point.
+    kind : str
+        ``"static"`` or ``"spin"``.
+    pin_neutral : bool or list of str
+        As :func:`prepare` returns it: True (find the dependent variables), False, or the
+        resolved names to hold.
+
+    Returns
+    -------
+    prob : Problem
+        Without the held variables (their starting values baked into its ``x, u, p``).
+    z0 : ndarray
+        The starting point of the remaining unknowns.
+    pinned : list of str
+        The held variables.
+    ep : EnergyProblem or None
+        The energy formulation, when it applies (``trim_energy.applicable``).
+    """
     model = prob.model
     pinned: list[str] = []
-    r_vars = [(n, i) for n, (w, i) in zip(prob.free, prob.where) if w == "r"]
-    r_start = {i // 3: np.asarray(prob.x[i // 3:i // 3 + 4], float) for _, i in r_vars}
     ep = te.applicable(prob, kind, z0)
     if pin_neutral is not False and z0.size:
         dependent = (ts.dependent(prob, z0, None if ep is None else ep.hessian)
@@ -497,6 +487,17 @@ def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
                             [prob.where[k] for k in keep], prob.eq_index)
             z0 = z0[keep]
             ep = te.applicable(prob, kind, z0)
+    return prob, z0, pinned, ep
+
+
+def _solve(prob: ts.Problem, z0: np.ndarray, *, kind: str, cyclic: list[str],
+           spin: dict[str, Any] | None, tol: float, max_nfev: int,
+           pin_neutral: bool | list[str],
+           strict: bool, fixed: list[str]) -> OperatingPoint:
+    model = prob.model
+    r_vars = [(n, i) for n, (w, i) in zip(prob.free, prob.where) if w == "r"]
+    r_start = {i // 3: np.asarray(prob.x[i // 3:i // 3 + 4], float) for _, i in r_vars}
+    prob, z0, pinned, ep = reduce(prob, z0, kind, pin_neutral)
     ev = ts.Evaluator(prob, max_nfev, z0)
     status = "none"
     if z0.size:

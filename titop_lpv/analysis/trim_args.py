@@ -13,8 +13,11 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import ParameterError, TitopError
+from ..model.compiled import Model
+from ..names import find, resolve
 
-__all__ = ["TrimSpecError", "check_options", "finite", "mapping", "name_list", "state"]
+__all__ = ["TrimSpecError", "check_options", "finite", "mapping", "name_list", "rate_param",
+           "spin_rate", "state"]
 
 
 class TrimSpecError(TitopError, ValueError):
@@ -187,3 +190,100 @@ def check_options(kind: Any, tol: Any, max_nfev: Any, strict: Any, pin_neutral: 
         raise TrimSpecError(f"strict must be True or False, got {strict!r}")
     if not isinstance(pin_neutral, (bool, np.bool_)):
         name_list(pin_neutral, "pin_neutral")
+
+
+def rate_param(model: Model, table: dict[str, tuple[str, int]], name: str) -> str:
+    """The parameter that the spin rate ``name`` designates (dotted or underscored).
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    table : dict
+        The trim's variables: ``name -> (vector, index)``.
+    name : str
+        The rate as given (a parameter name).
+
+    Returns
+    -------
+    str
+        The parameter's name; :class:`TrimSpecError` for a state or input, and
+        :class:`~titop_lpv.UnknownNameError` listing the parameters for another name.
+    """
+    key = find(name, model.param_names)
+    if key is not None:
+        return key
+    other = find(name, table)
+    if other is not None:  # a state or an input: a name, but not of a parameter
+        kind = "a state" if table[other][0] == "x" else "an input"
+        raise TrimSpecError(f"spin: rate {name!r} is {kind}, not a parameter; the rate is a "
+                            f"number [rad/s] or the name of a parameter, one of "
+                            f"{list(model.param_names)}")
+    return resolve(name, model.param_names, "parameter", context="spin: rate")
+
+
+def spin_rate(model: Model, spin: Mapping[str, Any], p: np.ndarray,
+              table: dict[str, tuple[str, int]], free: list[str]) -> tuple[float, str | None]:
+    """The spin rate [rad/s] and the parameter it was taken from (None for a number).
+
+    ``spin["rate"]`` is a number or a parameter name; a name takes its value from ``p``
+    (the trim's parameter values). ``spin["rate_param"]`` (the record of an earlier trim,
+    ``OperatingPoint.spin``, given back) names the parameter too; a number given with it
+    must equal the parameter's value.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    spin : mapping
+        The trim's ``spin`` argument (keys already checked).
+    p : ndarray (n_params,)
+        The trim's parameter values.
+    table : dict
+        The trim's variables: ``name -> (vector, index)``.
+    free : list of str
+        The free variables (the rate parameter must not be one).
+
+    Returns
+    -------
+    rate : float
+        [rad/s].
+    param : str or None
+        The parameter it was taken from.
+    """
+    rate, named = spin["rate"], spin.get("rate_param")
+    if isinstance(rate, np.ndarray) and rate.ndim == 0:  # numpy scalars as 0-d arrays
+        rate = rate.item()
+    if isinstance(rate, (bool, np.bool_)):
+        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
+                            f"{rate!r}")
+    param = None
+    if named is not None:
+        if not isinstance(named, str):
+            raise TrimSpecError(f"spin: rate_param must be a parameter name, got {named!r}")
+        param = rate_param(model, table, named)
+    if isinstance(rate, str) and find(rate, model.param_names) is None:
+        try:  # a number written as text ("2.0") is still a number
+            rate = float(rate)
+        except ValueError:
+            pass
+    if isinstance(rate, str):
+        key = rate_param(model, table, rate)
+        if param is not None and key != param:
+            raise TrimSpecError(f"spin: rate {rate!r} and rate_param {named!r} name different "
+                                "parameters")
+        param = key
+    elif not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise TrimSpecError(f"spin: rate must be a number [rad/s] or a parameter name, got "
+                            f"{rate!r}")
+    if param is None:
+        return finite(rate, "spin: rate"), None
+    if param in free:
+        raise TrimSpecError(f"spin: the rate parameter {param!r} is free; the spin rate is "
+                            "given, not solved for (remove it from free)")
+    value = finite(p[model.param_names.index(param)], f"spin: rate parameter {param!r}")
+    if not isinstance(rate, str) and finite(rate, "spin: rate") != value:
+        raise TrimSpecError(f"spin: rate {float(rate):g} differs from the value {value:g} of "
+                            f"its rate_param {param!r} in this trim; give rate={param!r} to "
+                            "take the rate from the parameter")
+    return value, param

@@ -478,16 +478,16 @@ def periodic(prob: Problem, P: np.ndarray) -> np.ndarray:
     ----------
     prob : Problem
         The trim problem.
-    P : ndarray (n_params,)
-        Parameter values at the solution.
+    P : ndarray (..., n_params)
+        Parameter values at the solution (leading axes: a batch of points).
 
     Returns
     -------
-    ndarray of bool (n_free,)
+    ndarray of bool (..., n_free)
     """
     model = prob.model
-    k = np.asarray(model.physics(P).k, dtype=float)
-    out = np.zeros(len(prob.where), dtype=bool)
+    k = np.asarray(model.physics(P).k, dtype=float)  # (..., n_bodies)
+    out = np.zeros((*k.shape[:-1], len(prob.where)), dtype=bool)
     revolute: dict[int, list[int]] = {}  # joint position index -> revolute bodies there
     for b in np.flatnonzero(model.kind == REVOLUTE):
         revolute.setdefault(int(model.q_index[b]), []).append(int(b))
@@ -495,5 +495,6 @@ def periodic(prob: Problem, P: np.ndarray) -> np.ndarray:
         if w != "x":
             continue
         body = revolute.get(int(i), [])
-        out[j] = len(body) == 1 and k[..., body[0]].size == 1 and float(k[body[0]]) == 0.0
+        if len(body) == 1:
+            out[..., j] = k[..., body[0]] == 0.0
     return out
