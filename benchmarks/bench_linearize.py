@@ -14,11 +14,15 @@ Measured on the balloon of ``examples/balloon.toml`` with its slider joint actua
     O(h⁶)); the same from h, h/2, h/4 gives a second estimate, and the gap between the two
     estimates the reference's own error (printed with it). The difference
     tl − python-control is printed too;
-(a') where the time of (a) goes: ``jacobians`` without and with the outputs, the forward
-    dynamics of the 21 complex-step states alone (the compiled kernel: the floor), the
-    outputs of those states by the compiled sensor kernel and by the numpy recursion (the
-    route before the sensor kernel), ``tl.linearize`` on that numpy route ("before"), and
-    python-control's ``StateSpace`` constructor alone;
+(a') where the time of (a) goes: ``jacobians`` without and with the outputs;
+    ``linear_matrices`` (no ``StateSpace``); both compiled kernels on the 20 complex-step
+    rows with the Python around them (``analysis.complex_step.evaluate``); the compiled
+    dynamics kernel alone (its entry point, no Python: the floor; the 17 rows it evaluates,
+    the 3 base-position directions being exactly the unperturbed row) and the sensor kernel
+    alone; the same rows through the general routes ``forward_dynamics`` and
+    ``evaluate_outputs``; the ``StateSpace`` as ``named_statespace`` builds it (a copy of a
+    cached template) and by python-control's constructor; the outputs by the numpy
+    recursion and ``tl.linearize`` on that route ("before the sensor kernel");
 (c) ``tl.linearize_sweep`` over k ∈ [25, 100] (1 000 points; 100 with ``--quick``): trim by
     continuation and linearise every point (input ``slider_tau``, output ``pendulum2_q``,
     pure integrators dropped), serially and with a ``ProcessPoolExecutor(2)`` (pool start-up
@@ -27,7 +31,9 @@ Measured on the balloon of ``examples/balloon.toml`` with its slider joint actua
     then ``linearize`` of every point, each point's parameters resolved again), serially.
 
 Timings: ``time.perf_counter``; (a) and (b) repeat the call until one run lasts at least
-0.2 s and report the best of 3 runs; (c) is one run of each.
+0.2 s and report the best of 3 runs, with this thread's CPU time in the same runs
+(``time.thread_time``: without the time other processes had the core, so on a shared,
+loaded machine the closer to an idle machine's wall time); (c) is one run of each.
 
 Usage::
 
@@ -74,24 +80,32 @@ TARGET_SWEEP_S = 0.5  # 1 000 trim + linearise points on 2 processes, start-up i
 # --------------------------------------------------------------------------------------------
 # timing
 # --------------------------------------------------------------------------------------------
-def _run(fn: Callable[[], Any], number: int) -> float:
-    start = time.perf_counter()
+def _run(fn: Callable[[], Any], number: int, cpu: list[float] | None = None) -> float:
+    """Wall time of ``number`` calls; their CPU time (this thread's) appended to ``cpu``."""
+    start, start_cpu = time.perf_counter(), time.thread_time()
     for _ in range(number):
         fn()
+    if cpu is not None:
+        cpu.append(time.thread_time() - start_cpu)
     return time.perf_counter() - start
 
 
 def measure(fn: Callable[[], Any]) -> dict[str, float]:
-    """Best time per call of ``fn`` over ``RUNS`` runs of at least ``MIN_RUN_TIME`` each."""
+    """Best time per call of ``fn`` over ``RUNS`` runs of at least ``MIN_RUN_TIME`` each:
+    wall time (``best``) and this thread's CPU time (``best_cpu``: the time the call ran,
+    without the time other processes had the core; on a loaded machine the closer to an
+    idle machine's wall time)."""
     estimate = _run(fn, 1)
     number = max(1, math.ceil(MIN_RUN_TIME / max(estimate, 1e-9)))
     while True:
-        elapsed = _run(fn, number)
+        cpu: list[float] = []
+        elapsed = _run(fn, number, cpu)
         if elapsed >= MIN_RUN_TIME:
             break
         number = max(number * 2, math.ceil(1.2 * number * MIN_RUN_TIME / max(elapsed, 1e-9)))
-    times = [elapsed / number] + [_run(fn, number) / number for _ in range(RUNS - 1)]
-    return {"best": min(times), "number": number, "runs": len(times)}
+    times = [elapsed / number] + [_run(fn, number, cpu) / number for _ in range(RUNS - 1)]
+    return {"best": min(times), "best_cpu": min(cpu) / number, "number": number,
+            "runs": len(times)}
 
 
 def fmt_time(seconds: float | None) -> str:
@@ -166,40 +180,63 @@ def _grid_diff(g1: tl.LPVGrid, g2: tl.LPVGrid) -> float:
     return worst
 
 
-def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, float]:
-    """Best times per call of the parts of ``tl.linearize`` (see (a') in the module doc)."""
-    from titop_lpv.analysis.linearize import jacobians, linear_matrices
-    from titop_lpv.multibody import sensor_kernel
+def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, tuple[float, float]]:
+    """Best (wall, CPU) times per call of the parts of ``tl.linearize`` (see (a') in the
+    module doc)."""
+    from titop_lpv.analysis import complex_step
+    from titop_lpv.analysis.linearize import jacobians, linear_matrices, named_statespace
+    from titop_lpv.multibody import kernel, sensor_kernel
     from titop_lpv.multibody.dynamics import evaluate_outputs, forward_dynamics
 
     p = op.param_vector
-    n_x, n_u = model.n_states, model.n_inputs
-    X = np.tile(op.x.astype(complex), (n_x + n_u + 1, 1))
-    U = np.tile(op.u.astype(complex), (n_x + n_u + 1, 1))
-    X[np.arange(n_x), np.arange(n_x)] += 1e-30j
-    U[n_x + np.arange(n_u), np.arange(n_u)] += 1e-30j
+    ph = model.physics(p)
+    X, U = complex_step.perturbed(op.x, op.u)
     F = forward_dynamics(model, X, U, p)
+    rows = complex_step.translation_rows(model)
+    Xk, Uk = (X, U) if rows is None else (X[rows[0]], U[rows[0]])
+    data = kernel.kernel_data(model, ph)
+    work = (Xk, Uk, *data.args, np.zeros(Xk.shape, dtype=complex),
+            *kernel.workspace(len(model.body_names), complex))
+    kernel.run(data, Xk, Uk)
+    entry = kernel.work_entry_point(work)
+    sdata = sensor_kernel.sensor_data(model, ph)
+    sargs = (X, F, np.zeros((len(X), model.n_outputs), dtype=complex), np.complex128(1j),
+             *sdata.args)
     lin = linear_matrices(model, op)
     names = {"states": list(lin.state_names), "inputs": list(lin.input_names),
              "outputs": list(lin.output_names)}
-    out = {
+    timed = {
         "jacobians, no outputs": measure(lambda: jacobians(model, op.x, op.u, p,
-                                                           outputs=False))["best"],
-        "jacobians": measure(lambda: jacobians(model, op.x, op.u, p))["best"],
-        f"forward dynamics, {len(X)} complex states": measure(
-            lambda: forward_dynamics(model, X, U, p))["best"],
-        f"outputs, {len(X)} complex states, sensor kernel": measure(
-            lambda: evaluate_outputs(model, X, U, p, xdot=F))["best"],
+                                                           outputs=False)),
+        "jacobians": measure(lambda: jacobians(model, op.x, op.u, p)),
+        "linear_matrices (jacobians + selection, no StateSpace)": measure(
+            lambda: linear_matrices(model, op)),
+        f"both kernels on the {len(X)} complex-step rows, with their Python": measure(
+            lambda: complex_step.evaluate(model, ph, X, U, True)),
+        f"compiled dynamics kernel alone, {len(Xk)} rows (base position's skipped)": measure(
+            lambda: entry(*work)) if entry is not None else {},
+        f"compiled sensor kernel alone, {len(X)} rows": measure(
+            lambda: sensor_kernel._compiled()(*sargs)),
+        f"forward dynamics, {len(X)} complex states, general route": measure(
+            lambda: forward_dynamics(model, X, U, p)),
+        f"outputs, {len(X)} complex states, general route": measure(
+            lambda: evaluate_outputs(model, X, U, p, xdot=F)),
+        "named_statespace (copy of a cached template)": measure(
+            lambda: named_statespace(lin.A, lin.B, lin.C, lin.D, name="s", **names)),
         "control.StateSpace constructor alone": measure(
-            lambda: control.StateSpace(lin.A, lin.B, lin.C, lin.D, name="s", **names))["best"],
+            lambda: control.StateSpace(lin.A, lin.B, lin.C, lin.D, name="s", **names)),
     }
+    out = {label: (t.get("best", math.nan), t.get("best_cpu", math.nan))
+           for label, t in timed.items()}
     ready = sensor_kernel.ready
     sensor_kernel.ready = lambda n_bodies, dtype: False  # the numpy route of the outputs
     try:
-        out[f"outputs, {len(X)} complex states, numpy (before)"] = measure(
-            lambda: evaluate_outputs(model, X, U, p, xdot=F))["best"]
-        out["tl.linearize, numpy outputs (before)"] = measure(
-            lambda: tl.linearize(model, op))["best"]
+        for label, fn in ((f"outputs, {len(X)} complex states, numpy (before the sensor "
+                           "kernel)", lambda: evaluate_outputs(model, X, U, p, xdot=F)),
+                          ("tl.linearize, numpy outputs (before the sensor kernel)",
+                           lambda: tl.linearize(model, op))):
+            t = measure(fn)
+            out[label] = (t["best"], t["best_cpu"])
     finally:
         sensor_kernel.ready = ready
     return out
@@ -283,16 +320,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"reference [A B; C D]: Richardson central differences, max |entry| = {scale:.3g}, "
           f"estimated error {ref_err:.1e}")
     rows = [
-        ("tl.linearize (complex step)", fmt_time(tl_time["best"]), f"{tl_err:.1e}",
-         f"<= 0.2 ms: {'yes' if tl_time['best'] <= TARGET_LINEARIZE_S else 'NO'}"),
-        ("control.linearize (FD, 1e-6)", fmt_time(pc_time["best"]), f"{pc_err:.1e}",
+        ("tl.linearize (complex step)", fmt_time(tl_time["best"]),
+         fmt_time(tl_time["best_cpu"]), f"{tl_err:.1e}",
+         f"<= 0.2 ms: {'yes' if tl_time['best'] <= TARGET_LINEARIZE_S else 'NO'} (CPU: "
+         f"{'yes' if tl_time['best_cpu'] <= TARGET_LINEARIZE_S else 'NO'})"),
+        ("control.linearize (FD, 1e-6)", fmt_time(pc_time["best"]),
+         fmt_time(pc_time["best_cpu"]), f"{pc_err:.1e}",
          f"tl faster: {'yes' if tl_time['best'] <= pc_time['best'] else 'NO'} "
          f"(x{pc_time['best'] / tl_time['best']:.3g})"),
-        ("tl - python-control", "-", f"{tl_pc:.1e}", "tl exact: "
+        ("tl - python-control", "-", "-", f"{tl_pc:.1e}", "tl exact: "
          + ("yes" if tl_err <= max(2 * ref_err, 1e-12 * scale) else "NO")),
     ]
-    rows += [(f"  {label}", fmt_time(t), "-", "") for label, t in breakdown.items()]
-    header = ("case", "time/call", "max|Δ| vs ref", "target")
+    rows += [(f"  {label}", fmt_time(t[0]), fmt_time(t[1]), "-", "")
+             for label, t in breakdown.items()]
+    header = ("case", "time/call", "CPU/call", "max|Δ| vs ref", "target")
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
 
     def line(cells: tuple[str, ...]) -> str:
@@ -325,8 +366,9 @@ def main(argv: list[str] | None = None) -> int:
         print("  ".join([c[0].ljust(sw[0]), *(x.rjust(w) for x, w in zip(c[1:-1], sw[1:-1])),
                          c[-1]]))
     print(f"max |Δ[A B; C D]| parallel vs serial: {par_diff:.1e}")
-    print("(time/call: best of 3 runs of >= 0.2 s; sweeps: one run each, pool start-up "
-          "included)")
+    print("(time/call: best of 3 runs of >= 0.2 s, wall clock; CPU/call: this thread's CPU "
+          "time in the same runs, without the time other processes had the core; sweeps: one "
+          "run each, pool start-up included)")
 
     if args.json:
         out = {
@@ -347,13 +389,15 @@ def main(argv: list[str] | None = None) -> int:
                 "reference_max_entry": scale,
                 "reference_error_estimate": ref_err,
                 "titop_s": tl_time["best"],
+                "titop_cpu_s": tl_time["best_cpu"],
                 "titop_timing": tl_time,
                 "titop_max_error": tl_err,
                 "control_s": pc_time["best"],
                 "control_timing": pc_time,
                 "control_max_error": pc_err,
                 "titop_minus_control": tl_pc,
-                "breakdown_s": breakdown,
+                "breakdown_s": {k: v[0] for k, v in breakdown.items()},
+                "breakdown_cpu_s": {k: v[1] for k, v in breakdown.items()},
             },
             "sweep": {
                 "points": n_sweep,

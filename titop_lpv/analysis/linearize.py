@@ -1,11 +1,15 @@
 """Exact linearisation into python-control ``StateSpace`` models with named signals.
 
 Jacobians are computed by complex step — ``f(x + i h e_k) = f(x) + i h ∂f/∂x_k + O(h²)`` with
-``h = 1e-30`` — pushed through the whole evaluation, every direction in one batched call:
-exact to rounding, no step-size trade-off (python-control's own ``linearize`` is a one-sided
-difference with a fixed 1e-6 step, about 1e-5 relative error). For a fixed-base tree of
-revolute and prismatic joints, ``A`` and ``B`` come from the analytic tangent sweep of
-:mod:`titop_lpv.multibody.derivatives_kernel` instead (O(N²) for N joints, not 2N sweeps).
+``h = 1e-30`` — pushed through the whole evaluation, every direction in one batched call
+(:mod:`~titop_lpv.analysis.complex_step`: the compiled kernels called directly): exact to
+rounding, no step-size trade-off (python-control's own ``linearize`` is a one-sided
+difference with a fixed 1e-6 step, about 1e-5 relative error). The ``StateSpace`` is a copy
+of a cached one with the same signal names (:mod:`~titop_lpv.analysis.statespace_clone`;
+python-control's constructor takes about 35 µs, the copy about 5 µs). For a
+fixed-base tree of revolute and prismatic joints, ``A`` and ``B`` come from the analytic
+derivatives of the Newton–Euler recursion in :mod:`titop_lpv.multibody.derivatives_kernel`
+instead (O(N²) for N joints, not 2N sweeps).
 
 The linear model acts on deviations from the operating point (``δx = x − x₀``,
 ``δu = u − u₀``, ``δy = y − y₀``)::
@@ -20,6 +24,7 @@ States that :func:`linearize` leaves out (cyclic states of a spin point, pure in
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,24 +34,26 @@ import numpy as np
 
 from ..exceptions import ShapeError, TitopError
 from ..model.compiled import Model
-from ..multibody.derivatives_kernel import analytic_jacobians
+from ..multibody.derivatives_kernel import jacobian_matrix
 from ..multibody.dynamics import evaluate_outputs, forward_dynamics
 from ..names import index as name_index
+from . import complex_step
 from .arguments import (
     ArgumentError,
     ArgumentTypeError,
-    finite_vector,
     flag,
     name_list,
     real,
 )
-from .attitude_error import attitude_error_map
+from .attitude_error import attitude_error_map, quaternion_starts
+from .complex_step import STEP, finite, perturbed, real_vector
 from .operating_point import OperatingPoint
+from .statespace_clone import clone_statespace
 
 __all__ = ["Jacobians", "LinearMatrices", "LinearizationError", "jacobians", "linear_matrices",
            "linearize", "named_statespace"]
 
-STEP = 1e-30
+_F64 = np.dtype(np.float64)
 _log = logging.getLogger(__name__)
 
 
@@ -87,8 +94,8 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
     All state and input directions go through one batched complex-step evaluation of the
     dynamics (and one of the outputs); parameter sensitivities, when asked, through one more.
     A fixed-base tree of revolute and prismatic joints without loads, loops or driven
-    joints takes ``A`` and ``B`` from the analytic tangent sweep
-    (:func:`~titop_lpv.multibody.derivatives_kernel.analytic_jacobians`) once it is compiled.
+    joints takes ``A`` and ``B`` from the analytic derivatives of the Newton–Euler recursion
+    (:func:`~titop_lpv.multibody.derivatives_kernel.jacobian_matrix`) once it is compiled.
 
     Parameters
     ----------
@@ -121,37 +128,46 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
     LinearizationError
         A derivative that is NaN or infinite (the column's state or input named).
     """
-    x = finite_vector(x, "x", model.state_names, "state")
+    x = real_vector(x, "x", model.state_names, "state")
     n_x, n_u = model.n_states, model.n_inputs
-    u = np.zeros(n_u) if u is None else finite_vector(u, "u", model.input_names, "input")
-    parameters, outputs = flag(parameters, "parameters"), flag(outputs, "outputs")
-    p = model.param_vector(params)
-    if np.ndim(p) != 1 or np.iscomplexobj(p):
-        raise ShapeError(f"jacobians needs one real parameter vector; params give shape "
-                         f"{np.shape(p)} ({np.asarray(p).dtype})")
-    p = np.asarray(p, dtype=float)
+    u = np.zeros(n_u) if u is None else real_vector(u, "u", model.input_names, "input")
+    if type(parameters) is not bool:
+        parameters = flag(parameters, "parameters")
+    if type(outputs) is not bool:
+        outputs = flag(outputs, "outputs")
+    if type(params) is np.ndarray and params.dtype is _F64 and params.ndim == 1 \
+            and params.shape[0] == len(model.param_names):
+        p = params  # what param_vector returns for it (the values: checked by physics)
+    else:
+        p = model.param_vector(params)
+    if type(p) is not np.ndarray or p.ndim != 1 or p.dtype.kind not in "biuf":
+        if np.ndim(p) != 1 or np.iscomplexobj(p):
+            raise ShapeError(f"jacobians needs one real parameter vector; params give shape "
+                             f"{np.shape(p)} ({np.asarray(p).dtype})")
+    if type(p) is not np.ndarray or p.dtype is not _F64:
+        p = np.asarray(p, dtype=float)
     n = n_x + n_u
-    fast = analytic_jacobians(model, x, u, p, lambda: model.dynamics(0.0, x, u, p))
+    fast = jacobian_matrix(model, x, u, p)  # (J = [A B], ẋ) or None
+    Y = None
     if fast is None or outputs:  # the perturbed states and inputs, one row per direction
-        X = np.empty((n + 1, n_x), dtype=complex)
-        X[:] = x
-        U = np.empty((n + 1, n_u), dtype=complex)
-        U[:] = u
-        X[np.arange(n_x), np.arange(n_x)] += 1j * STEP
-        U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * STEP
-    if fast is None:
-        F = forward_dynamics(model, X, U, p)
+        X, U = perturbed(x, u)
+    if fast is None:  # the compiled kernels directly, else the general route
+        F, Y = complex_step.evaluate(model, model.physics(p), X, U, outputs)
+        if F is None:
+            F = forward_dynamics(model, X, U, p)
         f0 = F[-1].real
         J = F[:-1].imag.T / STEP
     else:
-        f0, J = fast[2], np.hstack(fast[:2])
+        J, f0 = fast
         if outputs:  # F as the complex step would give it, for the sensors' accelerations
             F = np.empty((n + 1, n_x), dtype=complex)
             F[:-1] = f0 + 1j * STEP * J.T
             F[-1] = f0
     A, B = J[:, :n_x], J[:, n_x:]
+    K = None
     if outputs:  # the accelerations of the sensors: read from F (no second dynamics)
-        Y = evaluate_outputs(model, X, U, p, xdot=F)
+        if Y is None:
+            Y = evaluate_outputs(model, X, U, p, xdot=F)
         y0 = Y[-1].real
         K = Y[:-1].imag.T / STEP
         C, D = K[:, :n_x], K[:, n_x:]
@@ -163,17 +179,26 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
         P = np.tile(p.astype(complex), (p.size, 1)) + 1j * STEP * np.eye(p.size)
         Fp = model.dynamics(0.0, x, u, P).imag.T / STEP
         Hp = model.outputs(0.0, x, u, P).imag.T / STEP if outputs else None
-    columns = (*model.state_names, *model.input_names)
-    for what, M, cols in (("∂f/∂(x, u)", J, columns), ("∂h/∂(x, u)", K if outputs else None,
-                                                      columns),
-                          ("∂f/∂p", Fp, model.param_names), ("∂h/∂p", Hp, model.param_names)):
-        if M is None or np.isfinite(M).all():  # the common case: one reduction
-            continue
-        bad = np.argwhere(~np.isfinite(M))
-        if bad.size:
-            raise LinearizationError(f"{what} of model {model.name!r} is not finite in the "
-                                     f"column of {cols[int(bad[0][1])]!r} (overflow)")
+    if not (finite(J) and (K is None or finite(K))) or (Fp is not None and not (
+            finite(Fp) and (Hp is None or finite(Hp)))):  # the common case: two reductions
+        for what, M, names in (("∂f/∂(x, u)", J, None), ("∂h/∂(x, u)", K, None),
+                               ("∂f/∂p", Fp, model.param_names),
+                               ("∂h/∂p", Hp, model.param_names)):
+            if M is not None and not finite(M):
+                cols = (*model.state_names, *model.input_names) if names is None else names
+                bad = np.argwhere(~np.isfinite(M))
+                raise LinearizationError(f"{what} of model {model.name!r} is not finite in "
+                                         f"the column of {cols[int(bad[0][1])]!r} (overflow)")
     return Jacobians(A, B, C, D, f0, y0, Fp, Hp)
+
+
+def _names(value: Any, what: str) -> list[str] | None:
+    """:func:`name_list`, with a shortcut for None and an empty tuple."""
+    if value is None:
+        return None
+    if type(value) is tuple and not value:
+        return []
+    return name_list(value, what)
 
 
 def _select(names: Sequence[str], wanted: Sequence[str] | None, what: str) -> list[int]:
@@ -197,7 +222,7 @@ def _integrators(model: Model, A: np.ndarray, keep: list[int]) -> list[int]:
 
 def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
                      inputs: Sequence[str], outputs: Sequence[str],
-                     name: str) -> control.StateSpace:
+                     name: str, copy: bool = True) -> control.StateSpace:
     """``control.StateSpace`` with named signals, also for shapes python-control 0.10.2 refuses.
 
     python-control 0.10.2 (issue #1176, fixed upstream by pull request #1221 but not yet
@@ -217,6 +242,10 @@ def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
         Signal names, ``n_x``, ``n_u`` and ``n_y`` of them.
     name : str
         System name.
+    copy : bool, default True
+        The system holds copies of the matrices (as python-control's constructor makes
+        them); False: float arrays of the right shapes are kept as given, when the system
+        is a copy of a cached one of the same names (the caller hands them over).
 
     Returns
     -------
@@ -227,12 +256,18 @@ def named_statespace(A: Any, B: Any, C: Any, D: Any, *, states: Sequence[str],
     LinearizationError
         A system python-control cannot hold even so (no state, one output, no input).
     """
-    A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    C, D = np.asarray(C, dtype=float), np.asarray(D, dtype=float)
     n_x, n_u, n_y = len(states), len(inputs), len(outputs)
     if (A.shape, B.shape, C.shape, D.shape) != ((n_x, n_x), (n_x, n_u), (n_y, n_x), (n_y, n_u)):
         raise LinearizationError(
             f"state-space shapes A {A.shape}, B {B.shape}, C {C.shape}, D {D.shape} do not match "
             f"{n_x} states, {n_u} inputs and {n_y} outputs")
+    if n_x and n_u and n_y:  # a copy of a cached system of the same names (statespace_clone)
+        sys = clone_statespace(A, B, C, D, states=states, inputs=inputs, outputs=outputs,
+                               name=name, copy=copy is not False)
+        if sys is not None:
+            return sys
     names = {"states": list(states), "inputs": list(inputs), "outputs": list(outputs)}
     # python-control 0.10.2 collapses a (1, 0) B or D to (0, 0), then refuses it
     try:  # the class itself: control.ss adds only its dispatch (half the cost)
@@ -372,7 +407,7 @@ def linearize(
                           drift=drift)
     sys = named_statespace(lin.A, lin.B, lin.C, lin.D, states=lin.state_names,
                            inputs=lin.input_names, outputs=lin.output_names,
-                           name=name or f"{model.name}_lin")
+                           name=name or f"{model.name}_lin", copy=False)  # ours: fresh
     sys.dropped_states = dict(lin.dropped_states)
     sys.dropped_outputs = lin.dropped_outputs
     if lin.dropped_states:
@@ -441,10 +476,14 @@ def linear_matrices(
     LinearizationError, ArgumentError, ArgumentTypeError, ShapeError, UnknownNameError
         As :func:`linearize`.
     """
-    inputs, outputs = name_list(inputs, "inputs"), name_list(outputs, "outputs")
-    states, drop = name_list(states, "states"), name_list(drop, "drop") or []
-    drop_integrators, drift = flag(drop_integrators, "drop_integrators"), flag(drift, "drift")
-    tol = real(tol, "tol", low=0.0)
+    inputs, outputs = _names(inputs, "inputs"), _names(outputs, "outputs")
+    states, drop = _names(states, "states"), _names(drop, "drop") or []
+    if type(drop_integrators) is not bool:
+        drop_integrators = flag(drop_integrators, "drop_integrators")
+    if type(drift) is not bool:
+        drift = flag(drift, "drift")
+    if type(tol) is not float or not 0.0 <= tol < math.inf:
+        tol = real(tol, "tol", low=0.0)
     if params is not None:
         model.param_vector(params)  # unknown names: UnknownNameError, with or without op
     if op is not None:
@@ -454,7 +493,8 @@ def linear_matrices(
         if op.state_names != model.state_names:
             raise LinearizationError(f"the operating point belongs to model {op.model_name!r}, "
                                      f"not to {model.name!r}")
-        given = [k for k, v in (("x", x), ("u", u), ("params", params)) if v is not None]
+        given = [k for k, v in (("x", x), ("u", u), ("params", params)) if v is not None] \
+            if x is not None or u is not None or params is not None else None
         if given:
             raise LinearizationError(
                 f"{', '.join(given)} given with an operating point, which fixes x, u and params: "
@@ -464,9 +504,10 @@ def linear_matrices(
     elif x is None:
         raise ArgumentTypeError("linearize needs an operating point `op` or a state `x`")
     J = jacobians(model, x, u, params)
-    snames, T, G = attitude_error_map(model, x)
-    if T is not None:  # spherical joints: the attitude error δr replaces the quaternion
-        J = Jacobians(T @ J.A @ G, T @ J.B, J.C @ G, J.D, T @ J.f0, J.y0)
+    snames = model.state_names
+    if model.memo("quaternion_starts", None, lambda: quaternion_starts(model)):
+        snames, T, G = attitude_error_map(model, x)  # the attitude error δr replaces the
+        J = Jacobians(T @ J.A @ G, T @ J.B, J.C @ G, J.D, T @ J.f0, J.y0)  # quaternion
     n_x = len(snames)
     reasons: dict[int, str] = {}
     order = list(range(n_x))  # the kept states' order: the model's, or the user's `states`
@@ -481,11 +522,10 @@ def linear_matrices(
     if drop_integrators:
         for s in _integrators(model, J.A, [s for s in order if s not in reasons]):
             reasons.setdefault(s, "integrator")
-    keep = [s for s in order if s not in reasons]
+    keep = [s for s in order if s not in reasons] if reasons else order
     removed = sorted(reasons)
-    absA = np.abs(J.A)
-    scale = max(1.0, float(absA.max(initial=0.0)))
-    if removed and keep and absA[np.ix_(keep, removed)].max() > 1e-9 * scale:
+    if removed and keep:
+        scale = max(1.0, float(np.abs(J.A).max(initial=0.0)))
         for s in removed:  # the first offending pair, named
             col = J.A[keep, s]
             worst = int(np.argmax(np.abs(col)))
@@ -494,9 +534,10 @@ def linear_matrices(
                     f"state {snames[s]!r} cannot be dropped: the derivative of "
                     f"{snames[keep[worst]]!r} depends on it (∂f/∂x = {col[worst]:.3g})")
     in_idx = _select(model.input_names, inputs, "input")
-    if outputs is None:
-        reads = (np.max(np.abs(J.C[:, removed]), axis=1) if removed and model.n_outputs
-                 else np.zeros(model.n_outputs))
+    if outputs is None and not (removed and model.n_outputs):
+        out_idx = list(range(model.n_outputs))  # every output
+    elif outputs is None:  # those that read no dropped state
+        reads = np.max(np.abs(J.C[:, removed]), axis=1)
         out_idx = [k for k in range(model.n_outputs) if reads[k] <= 1e-12]
     else:
         out_idx = _select(model.output_names, outputs, "output")
@@ -507,25 +548,35 @@ def linear_matrices(
             if bad:
                 raise LinearizationError(f"output {model.output_names[k]!r} depends on the "
                                          f"dropped state {snames[bad[0]]!r}")
-    residual = J.f0[keep]
-    worst = int(np.argmax(np.abs(residual))) if residual.size else 0
-    if residual.size and abs(residual[worst]) > tol and not drift:
-        raise LinearizationError(
-            f"not an equilibrium: d/dt {snames[keep[worst]]} = {residual[worst]:.3e} "
-            f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order Taylor "
-            "model with its drift term")
-    rows_x, cols_u, rows_y = (np.asarray(i, dtype=np.intp) for i in (keep, in_idx, out_idx))
-    A = J.A.take(rows_x, 0).take(rows_x, 1)
-    B = J.B.take(rows_x, 0).take(cols_u, 1)
-    C = J.C.take(rows_y, 0).take(rows_x, 1)
-    D = J.D.take(rows_y, 0).take(cols_u, 1)
-    input_names = [model.input_names[i] for i in in_idx]
+    every = not removed and states is None  # every state, in the model's order
+    residual = J.f0 if every else J.f0[keep]
+    if residual.size and not drift:
+        worst = int(np.abs(residual).argmax())
+        if abs(residual[worst]) > tol:
+            raise LinearizationError(
+                f"not an equilibrium: d/dt {snames[keep[worst]]} = {residual[worst]:.3e} "
+                f"(tolerance {tol:.1e}); trim first, or pass drift=True for the first-order "
+                "Taylor model with its drift term")
+    all_u, all_y = inputs is None, out_idx == list(range(model.n_outputs))
+    A, B, C, D = J.A, J.B, J.C, J.D  # the selections (takes) only where something is left out
+    if not every:
+        rows_x = np.asarray(keep, dtype=np.intp)
+        A, B, C = A.take(rows_x, 0).take(rows_x, 1), B.take(rows_x, 0), C.take(rows_x, 1)
+    if not all_u:
+        cols_u = np.asarray(in_idx, dtype=np.intp)
+        B, D = B.take(cols_u, 1), D.take(cols_u, 1)
+    if not all_y:
+        rows_y = np.asarray(out_idx, dtype=np.intp)
+        C, D = C.take(rows_y, 0), D.take(rows_y, 0)
+    input_names = list(model.input_names) if all_u else [model.input_names[i] for i in in_idx]
     if drift:
         B = np.hstack([B, residual[:, None]])
         D = np.hstack([D, np.zeros((D.shape[0], 1))])
         input_names.append("drift")
     return LinearMatrices(
-        A, B, C, D, tuple(snames[s] for s in keep), tuple(input_names),
-        tuple(model.output_names[k] for k in out_idx), {snames[s]: reasons[s] for s in removed},
-        tuple(model.output_names[k] for k in range(model.n_outputs)
-              if outputs is None and k not in out_idx))
+        A, B, C, D, tuple(snames) if every else tuple(snames[s] for s in keep),
+        tuple(input_names),
+        model.output_names if all_y else tuple(model.output_names[k] for k in out_idx),
+        {snames[s]: reasons[s] for s in removed},
+        () if all_y else tuple(model.output_names[k] for k in range(model.n_outputs)
+                               if outputs is None and k not in out_idx))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from ..spatial.algebra import skew
 from ..spatial.euler import check_sequence
 from . import kernel_ready
 from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
+from .kernel_args import entry_point, signature_id
 from .tables import Physics
 from .tree import Tree
 
@@ -59,10 +60,22 @@ class SensorData:
     needs_xdot : bool
         Some sensor reads an acceleration (``qdd``, ``acceleration``): the caller passes the
         state derivative.
+    signature : int
+        :func:`~titop_lpv.multibody.kernel_args.signature_id` of :attr:`args`, computed on
+        construction unless given (:func:`sensor_data`: once per model): :func:`evaluate`
+        keys the kernel's compiled entry points by it.
     """
 
     args: tuple[Any, ...]
     needs_xdot: bool
+    signature: int = field(default=-2, compare=False, repr=False)
+
+    def __post_init__(self) -> None:  # what numba's types of `args` depend on (evaluate)
+        if self.signature == -2:  # not given: computed
+            object.__setattr__(self, "signature", signature_id(self.args))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # ids are per process: computed again
+        return (SensorData, (self.args, self.needs_xdot))
 
 
 def covered(model: Tree) -> list[bool]:
@@ -114,7 +127,8 @@ def sensor_data(model: Tree, ph: Physics) -> SensorData:
     needs = any(spec.kind in ("qdd", "acceleration") for spec in specs)
     args = (*fixed[:7], arr(ph.rot), arr(K), arr(K @ K), arr(ph.axis), arr(ph.offset), arr(a1c),
             arr(K1), arr(K1 @ K1), arr(ph.S), *fixed[7:10], pts, *fixed[10:13], needs)
-    return SensorData(args=args, needs_xdot=needs)
+    return SensorData(args, needs, model.memo("sensor_kernel_signature", None,
+                                              lambda: signature_id(args)))
 
 
 def _index(model: Tree) -> tuple[Any, ...]:
@@ -547,11 +561,32 @@ def evaluate(data: SensorData, x: np.ndarray, xdot: np.ndarray | None, n_outputs
         Not checked for NaN or infinite entries (the caller does); the columns of the
         sensors it does not cover (:func:`covered`) are zero.
     """
-    dtype = np.result_type(x, float) if xdot is None else np.result_type(x, xdot, float)
-    dt = np.complex128 if dtype.kind == "c" else np.float64
-    x = np.require(x, dtype=dt, requirements=["C", "W"])
-    xd = x if xdot is None else np.require(xdot, dtype=dt, requirements=["C", "W"])
+    x = x if type(x) is np.ndarray else np.asarray(x)
+    xd = x if xdot is None else xdot if type(xdot) is np.ndarray else np.asarray(xdot)
+    dt = _C128 if x.dtype.kind == "c" or xd.dtype.kind == "c" else _F64
+    if x.dtype is not dt or not x.flags.carray:  # aligned writable C arrays
+        x = np.require(x, dtype=dt, requirements=["C", "W", "A"])
+    if xdot is None:
+        xd = x
+    elif xd.dtype is not dt or not xd.flags.carray:
+        xd = np.require(xd, dtype=dt, requirements=["C", "W", "A"])
     y = np.zeros((x.shape[0], n_outputs), dtype=dt)
-    iu = np.complex128(1j) if dt is np.complex128 else 0.0
+    iu = _IU if dt is _C128 else 0.0
+    key = (dt.char, data.signature)
+    entry = _ENTRY_POINTS.get(key) if x.ndim == 2 and xd.ndim == 2 else None
+    if entry is not None:  # no numba type dispatch of the ~30 arguments
+        entry(x, xd, y, iu, *data.args)
+        return y
     _compiled()(x, xd, y, iu, *data.args)
+    if data.signature >= 0 and x.ndim == 2 and xd.ndim == 2:  # keep the entry point
+        entry = entry_point(_compiled(), (x, xd, y, iu, *data.args))
+        if entry is not None:
+            _ENTRY_POINTS[key] = entry
     return y
+
+
+_F64, _C128 = np.dtype(np.float64), np.dtype(np.complex128)
+_IU = np.complex128(1j)
+# (dtype character, SensorData.signature) -> numba's entry point of the kernel for 2-D
+# aligned writable C states of that dtype (as evaluate passes them) and such arguments
+_ENTRY_POINTS: dict[tuple[str, int], Any] = {}
