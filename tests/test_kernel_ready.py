@@ -42,7 +42,8 @@ x = model.default_state() + 0.1
 auto = model.dynamics(0.0, x)
 ref = forward_dynamics(model, x, backend="numpy")
 proc = kernel_ready.background_process()
-print(json.dumps({{"equal": bool(np.array_equal(auto, ref)), "seconds": time.perf_counter() - start,
+close = bool(np.max(np.abs(auto - ref)) <= 1e-13 * np.max(np.abs(ref)))
+print(json.dumps({{"equal": close, "seconds": time.perf_counter() - start,
                    "pid": None if proc is None else proc.pid,
                    "args": None if proc is None else list(proc.args)}}))
 """
@@ -84,7 +85,7 @@ def test_a_first_session_takes_the_numpy_route_and_starts_one_compiler(tmp_path:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     pid = result["pid"]
     try:
-        assert result["equal"], "the first session's derivatives are the numpy route's"
+        assert result["equal"], "the first session's ẋ is the numpy route's (to rounding)"
         assert result["args"][-3:] == ["titop_lpv", "compile", "--background"]
         assert pid is not None
     finally:

@@ -30,7 +30,7 @@ from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec, transpose
 from ..spatial.euler import dcm_to_euler, euler_rates_matrix
 from ..spatial.quaternion import normalize
-from . import kernel, kernel_ready, sensor_kernel
+from . import kernel, kernel_ready, sensor_kernel, small_forward
 from .diagnostics import non_finite_error, slot_label
 from .joint_laws import (
     condense_multi,
@@ -46,17 +46,9 @@ from .loops import loop_wrenches
 from .tables import Physics
 from .tree import Tree
 
-__all__ = [
-    "bias_wrenches",
-    "evaluate_outputs",
-    "forward_dynamics",
-    "joint_forces",
-    "joint_inertia_problems",
-    "motion_vector",
-    "non_finite_error",
-    "slot_label",
-    "state_and_input",
-]
+__all__ = ["bias_wrenches", "evaluate_outputs", "forward_dynamics", "joint_forces",
+           "joint_inertia_problems", "motion_vector", "non_finite_error", "slot_label",
+           "state_and_input"]
 
 
 def _external_wrenches(model: Tree, kin: Kinematics, u: np.ndarray) -> np.ndarray:
@@ -327,7 +319,8 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
         compiled kernel's physical data are real; complex parameters, as pushed by
         complex-step sensitivities, take the numpy route) and the kernel is ready: for a
         small model still waiting for numba, the numpy route serves while the kernel
-        compiles in the background (:mod:`titop_lpv.multibody.kernel_ready`).
+        compiles in the background (:mod:`titop_lpv.multibody.kernel_ready`; one state at a
+        time by :func:`~titop_lpv.multibody.small_forward.forward_one`, equal to rounding).
 
     Returns
     -------
@@ -339,7 +332,8 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
         A NaN or infinite state or input, a NaN or infinite derivative from finite
         arguments (:func:`non_finite_error`), or a joint with zero apparent inertia.
     """
-    x, u = state_and_input(model, x, u)
+    if not _batch_pair(model, x, u):  # else already what the checks would return
+        x, u = state_and_input(model, x, u)
     ph = model.physics(params)
     if backend not in ("auto", "numpy", "compiled"):
         raise ValueError(f"backend must be 'auto', 'numpy' or 'compiled', got {backend!r}")
@@ -347,6 +341,10 @@ def forward_dynamics(model: Tree, x: Any, u: Any = None, params: Any = None, *,
                                  and not np.iscomplexobj(ph.vals)
                                  and _kernel_ready(model, x, u, ph)):
         return _forward_compiled(model, x, u, ph)
+    if backend == "auto" and x.ndim == 1:  # one state while the kernel compiles: the lean route
+        xdot = small_forward.forward_one(model, x, u, ph)
+        if xdot is not None:
+            return xdot
     kin = _forward(model, x, u, ph)
     xdot = _state_derivative(model, x, kin)
     if not np.isfinite(xdot).all():
@@ -362,6 +360,13 @@ def _kernel_ready(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> bool:
         lambda: model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph)).args)
 
 
+def _batch_pair(model: Tree, x: Any, u: Any) -> bool:
+    """Whether ``x`` (M, n_x), ``u`` (M, n_u) are what :func:`state_and_input` returns."""
+    return (type(x) is np.ndarray and type(u) is np.ndarray and x.ndim == 2 and u.ndim == 2
+            and x.shape[0] == u.shape[0] and x.shape[1] == model.n_states
+            and u.shape[1] == model.n_inputs and x.dtype.kind in "fc" and u.dtype.kind in "fc")
+
+
 def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.ndarray:
     if ph.vals.ndim != 1 or np.iscomplexobj(ph.vals):
         raise ValueError("the compiled backend needs real parameters without batch axes")
@@ -370,6 +375,8 @@ def _forward_compiled(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> np.nda
         batch: tuple[int, ...] = ()
         X = x.reshape(1, n_x)
         U = np.zeros((1, n_u))
+    elif _batch_pair(model, x, u):  # a batch of states with its inputs (complex step)
+        batch, X, U = x.shape[:1], x, u
     else:
         u = model.check_input(u, x.shape[:-1])
         batch = np.broadcast_shapes(x.shape[:-1], u.shape[:-1])
@@ -416,7 +423,8 @@ def evaluate_outputs(model: Tree, x: Any, u: Any = None, params: Any = None, *,
     -------
     ndarray (..., n_outputs)
     """
-    x, u = state_and_input(model, x, u)
+    if not _batch_pair(model, x, u):  # else already what the checks would return
+        x, u = state_and_input(model, x, u)
     ph = model.physics(params)
     y = _outputs_compiled(model, x, u, params, ph, xdot)
     if y is not None:
@@ -484,7 +492,9 @@ def _outputs_compiled(model: Tree, x: np.ndarray, u: Any, params: Any, ph: Physi
     batch = x.shape[:-1]
     X = x.reshape(-1, n_x)
     XD = None
-    if data.needs_xdot:
+    if data.needs_xdot and type(xdot) is np.ndarray and xdot.shape == x.shape:
+        XD = xdot.reshape(-1, n_x)  # no broadcast: a read-only view would be copied
+    elif data.needs_xdot:
         XD = np.broadcast_to(np.asarray(xdot), (*batch, n_x)).reshape(-1, n_x)
     y = sensor_kernel.evaluate(data, X, XD, model.n_outputs).reshape(*batch, model.n_outputs)
     rest = [spec for spec, ok in zip(model.output_specs, model.memo(
