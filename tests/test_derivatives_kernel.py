@@ -133,14 +133,15 @@ def test_what_is_not_eligible() -> None:
     assert dk.eligible(_load(_chain(3)))
 
 
-def test_analytic_jacobians_entry_point() -> None:
-    # what tl.jacobians calls: None for a model the sweep cannot express, else A, B and ẋ
-    assert dk.analytic_jacobians(_load(models.random_tree(0, 4, "free", loads=False)),
-                                 np.zeros(1), np.zeros(0), np.zeros(0)) is None
+def test_jacobian_matrix_entry_point() -> None:
+    # what tl.jacobians calls: None for a model the sweep cannot express, else [A B] and ẋ
+    assert dk.jacobian_matrix(_load(models.random_tree(0, 4, "free", loads=False)),
+                              np.zeros(1), np.zeros(0), np.zeros(0)) is None
     model = _load(models.random_tree(5, 8, "fixed", loads=False))
     x, u = _random_point(model, 3)
     p = model.param_vector(None)
-    A, B, xdot = dk.analytic_jacobians(model, x, u, p)
+    J, xdot = dk.jacobian_matrix(model, x, u, p)
+    A, B = J[:, :x.size], J[:, x.size:]
     refA, refB = _complex_step(model, x, u)
     f = model.dynamics(0.0, x, u, p)
     assert np.allclose(xdot, f, rtol=0.0, atol=1e-12 * max(1.0, float(np.max(np.abs(f)))))

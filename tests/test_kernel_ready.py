@@ -124,7 +124,7 @@ def test_compile_command_reports_each_specialisation(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines[:5]] == [
         "kernel for real states", "kernel for complex states", "sensors (real states)",
-        "sensors (complex states)", "Jacobian (tangent sweep)"]
+        "sensors (complex states)", "Jacobian (analytic derivatives)"]
     assert all(("loaded from the cache" in line) or ("compiled" in line) for line in lines[:5])
     from titop_lpv.multibody import derivatives_kernel
 

@@ -42,14 +42,14 @@ DTYPES = {"real": np.float64, "complex": np.complex128}
 
 def compile_kernel() -> list[tuple[str, str, float]]:
     """Compile (or load from the disk cache) both specialisations of the kernel and of the
-    sensor kernel, and the tangent sweep of the analytic Jacobians.
+    sensor kernel, and the analytic Jacobians of fixed-base trees.
 
     Returns
     -------
     list of (str, str, float)
         ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states, the
         sensors' (``"sensors (real states)"``, ``"sensors (complex states)"``) and
-        ``"Jacobian (tangent sweep)"``, ``how`` being ``"loaded from the cache"`` or
+        ``"Jacobian (analytic derivatives)"``, ``how`` being ``"loaded from the cache"`` or
         ``"compiled"``.
     """
     previous = os.environ.get(POLICY_ENV)
@@ -85,7 +85,7 @@ def compile_kernel() -> list[tuple[str, str, float]]:
         {"name": "link", "joint": {"type": "revolute", "axis": [0.0, 0.0, 1.0]}, "mass": 1.0,
          "inertia": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]}]})
     derivatives_kernel.tangent_sweep(chain, chain.physics(), np.zeros(2), np.zeros(1))
-    timings.append(("Jacobian (tangent sweep)", how, time.perf_counter() - start))
+    timings.append(("Jacobian (analytic derivatives)", how, time.perf_counter() - start))
     return timings
 
 

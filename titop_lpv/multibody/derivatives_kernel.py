@@ -39,7 +39,6 @@ complex-step Jacobians, the forward dynamics and Pinocchio's ``computeABADerivat
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -50,8 +49,8 @@ from .joints import PRISMATIC, REVOLUTE, WELD
 from .tables import Physics
 from .tree import Tree
 
-__all__ = ["analytic_jacobians", "eligible", "forward_jacobians", "jacobian_matrix",
-           "load_cached", "ready", "tangent_sweep"]
+__all__ = ["eligible", "forward_jacobians", "jacobian_matrix", "load_cached", "ready",
+           "tangent_sweep"]
 
 _KERNEL: dict[str, Any] = {}
 
@@ -284,34 +283,3 @@ def jacobian_matrix(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
     if not ok or not ready(len(model.body_names)):
         return None
     return forward_jacobians(model, model.physics(p), x, u)
-
-
-def analytic_jacobians(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray,
-                       dynamics: Callable[[], np.ndarray] | None = None
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(A, B, ẋ)`` by the compiled derivatives when the model is :func:`eligible` and the
-    kernel :func:`ready`, else None (the caller takes the complex-step route).
-
-    Parameters
-    ----------
-    model : Tree
-        The compiled model.
-    x : ndarray (n_states,)
-        Real state.
-    u : ndarray (n_inputs,)
-        Real input.
-    p : ndarray (n_params,)
-        Real parameter vector.
-    dynamics : callable, optional
-        Not called: ``ẋ`` comes from the same kernel (accepted for earlier callers).
-
-    Returns
-    -------
-    tuple of ndarray or None
-        ``A`` (n_states, n_states), ``B`` (n_states, n_inputs) and ``ẋ`` (n_states,).
-    """
-    fast = jacobian_matrix(model, x, u, p)
-    if fast is None:
-        return None
-    J, xdot = fast
-    return J[:, :x.size], J[:, x.size:], xdot
