@@ -63,8 +63,11 @@ def _compile() -> None:
 
         space = globals()
         kernel_cache.install(numba)  # the disk cache keyed by every kernel module's source
-        for module in (kfp, kj, kl, kf, kb):  # callees first
-            module.compile_all(numba)
+        kfp.compile_all(numba)  # the MXCSR intrinsics (or no-ops)
+        for module in (kj, kl, kf, kb):  # callees first, each with its njit options
+            for name, opts in module.JIT.items():
+                setattr(module, name, numba.njit(cache=True, error_model="numpy", **opts)(
+                    getattr(module, name)))
         for name, options in _JIT_OPTIONS.items():
             # error_model="numpy": a division by zero gives inf/NaN (caught as NONFINITE by
             # the kernel) instead of raising a bare ZeroDivisionError from compiled code

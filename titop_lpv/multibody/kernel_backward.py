@@ -11,37 +11,22 @@ passes on is ``[[M, 0], [0, 0]]`` and its bias wrench ``[f; τ]``; they are rota
 parent frame (``A M Aᵀ``) and shifted to the parent's origin, which costs about half the
 general 6×6 transform.
 
-The functions here are plain Python until :func:`compile_all` replaces them by numba
-dispatchers (the kernel calls them as attributes of this module).
+The functions here are plain Python until ``kernel._compile`` replaces them by numba
+dispatchers with the options of :data:`JIT` (the kernel calls them as attributes of this
+module).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import kernel_joints as kj
 from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
 
-__all__ = ["compile_all"]  # the sweeps below are the kernel's, not an API
+__all__ = ["JIT"]  # the sweeps below are the kernel's, not an API
 
-_NAMES = ("to_parent", "backward_sweep", "accel_sweep")
-
-
-def compile_all(numba: Any) -> None:
-    """Replace the functions of this module by numba dispatchers (called once, under the
-    kernel's compile lock).
-
-    Parameters
-    ----------
-    numba : module
-        The imported numba package.
-    """
-    space = globals()
-    for name in _NAMES:
-        # _nrt=False: no reference counting of the array arguments (two atomic operations
-        # per array and call, which cost a small model half its time); these functions
-        # allocate nothing and keep no array
-        space[name] = numba.njit(cache=True, error_model="numpy", _nrt=False)(space[name])
+# _nrt=False: no reference counting of the array arguments (two atomic operations per array
+# and call, which cost a small model half its time); these functions allocate nothing and
+# keep no array
+JIT = {name: {"_nrt": False} for name in ("to_parent", "backward_sweep", "accel_sweep")}
 
 
 def to_parent(w66, w6, w33, XA, dsh, i, IA, pA, p):

@@ -13,39 +13,24 @@ and their ancestors; :func:`titop_lpv.multibody.kernel_args.kernel_data`). The t
 the parent port ``X = [[Aᵀ, −Aᵀ d̃], [0, Aᵀ]]`` is kept as ``A = P_{a/b}`` (``XA``) and the
 port offset ``d`` (``dsh``: ``off``, plus ``A q t`` for a prismatic joint).
 
-The functions here are plain Python until :func:`compile_all` replaces them by numba
-dispatchers (the kernel calls them as attributes of this module).
+The functions here are plain Python until ``kernel._compile`` replaces them by numba
+dispatchers with the options of :data:`JIT` (the kernel calls them as attributes of this
+module).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from . import kernel_joints as kj
 from .joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
 
-__all__ = ["compile_all"]  # the sweep below is the kernel's, not an API
+__all__ = ["JIT"]  # the sweep below is the kernel's, not an API
 
-_NAMES = ("forward_sweep",)
-
-
-def compile_all(numba: Any) -> None:
-    """Replace the functions of this module by numba dispatchers (called once, under the
-    kernel's compile lock).
-
-    Parameters
-    ----------
-    numba : module
-        The imported numba package.
-    """
-    space = globals()
-    for name in _NAMES:
-        # _nrt=False: no reference counting of the array arguments (two atomic operations
-        # per array and call, which cost a small model half its time); these functions
-        # allocate nothing and keep no array
-        space[name] = numba.njit(cache=True, error_model="numpy", _nrt=False)(space[name])
+# _nrt=False: no reference counting of the array arguments (two atomic operations per array
+# and call, which cost a small model half its time); these functions allocate nothing and
+# keep no array
+JIT = {"forward_sweep": {"_nrt": False}}  # name -> numba.njit options (kernel._compile)
 
 
 def forward_sweep(xm, kind, parent, q_index, qd_index, base, base_quat, axis, R0, rot_id, off,

@@ -4,39 +4,25 @@ quaternion helpers of :mod:`titop_lpv.spatial.quaternion`, as explicit loops), t
 attitude of a floating base, the 3×3 adjugate inverse they share, the 6×6 solve of a free
 base, and the transform of an articulated body to its parent port.
 
-The functions here are plain Python until :func:`compile_all` replaces them by numba
-dispatchers (the kernel calls them as attributes of this module, so it sees the compiled
-versions). ``n_d`` is the number of joint rates (3 spherical, 2 universal); the arrays are
-sized for 3.
+The functions here are plain Python until ``kernel._compile`` replaces them by numba
+dispatchers with the options of :data:`JIT` (the kernel calls them as attributes of this
+module, so it sees the compiled versions). ``n_d`` is the number of joint rates (3
+spherical, 2 universal); the arrays are sized for 3.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from .joints import SPHERICAL
 
-__all__ = ["QUATERNION_GAIN", "compile_all"]  # the loops below are the kernel's, not an API
+__all__ = ["JIT", "QUATERNION_GAIN"]  # the loops below are the kernel's, not an API
 
 QUATERNION_GAIN = 1.0  # as multibody.joint_laws.QUATERNION_GAIN (tested equal)
-_NAMES = ("_rodrigues", "_elementary", "inv3", "euler", "solve6", "quat_dcm", "quat_rates",
-          "pose", "rates", "forces", "condense", "accelerations", "to_parent")
-
-
-def compile_all(numba: Any) -> None:
-    """Replace the functions of this module by numba dispatchers (called once, under the
-    kernel's compile lock).
-
-    Parameters
-    ----------
-    numba : module
-        The imported numba package.
-    """
-    space = globals()
-    for name in _NAMES:
-        space[name] = numba.njit(cache=True, error_model="numpy")(space[name])
+JIT: dict[str, dict] = {  # name -> numba.njit options (kernel._compile): none beyond the kernel's
+    name: {} for name in ("_rodrigues", "_elementary", "inv3", "euler", "solve6", "quat_dcm",
+                          "quat_rates", "pose", "rates", "forces", "condense", "accelerations",
+                          "to_parent")}
 
 
 def _rodrigues(axis, angle, R):

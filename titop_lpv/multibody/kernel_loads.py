@@ -6,33 +6,18 @@ loop at a time), subtracted from the bias wrenches ``pA`` (eq. 11: − W_ext).
 Attitudes ``P`` and origins ``r`` are read only for the bodies that an inertial-frame load,
 an inertial-frame wrench input or a loop names: :mod:`kernel_forward` computes them there.
 
-The function here is plain Python until :func:`compile_all` replaces it by a numba
-dispatcher (the kernel calls it as an attribute of this module).
+The function here is plain Python until ``kernel._compile`` replaces it by a numba
+dispatcher with the options of :data:`JIT` (the kernel calls it as an attribute of this
+module).
 """
 
 from __future__ import annotations
 
-from typing import Any
+__all__ = ["JIT"]  # the function below is the kernel's, not an API
 
-__all__ = ["compile_all"]  # the function below is the kernel's, not an API
-
-_NAMES = ("_cross", "_row", "_col", "apply_loads")
-
-
-def compile_all(numba: Any) -> None:
-    """Replace the functions of this module by numba dispatchers (called once, under the
-    kernel's compile lock).
-
-    Parameters
-    ----------
-    numba : module
-        The imported numba package.
-    """
-    space = globals()
-    for name in _NAMES:
-        # apply_loads: no reference counting, as the sweeps (kernel_forward.compile_all)
-        options = {"inline": "always"} if name != "apply_loads" else {"_nrt": False}
-        space[name] = numba.njit(cache=True, error_model="numpy", **options)(space[name])
+# apply_loads: no reference counting, as the sweeps (kernel_forward.JIT); its helpers inlined
+JIT = {"_cross": {"inline": "always"}, "_row": {"inline": "always"},
+       "_col": {"inline": "always"}, "apply_loads": {"_nrt": False}}
 
 
 def _cross(a, b, out):
