@@ -9,6 +9,7 @@ the equations of motion on a ball-jointed branch system).
 
 from __future__ import annotations
 
+import models
 import numpy as np
 import pytest
 
@@ -147,10 +148,14 @@ def test_disk_cache_key_covers_every_kernel_module(tmp_path, monkeypatch):
     assert kernel_cache.sources_digest() != before
 
 
-def test_subnormals_are_flushed_only_inside_the_kernel():
-    """kernel_fp sets FTZ/DAZ for the sweeps and restores the caller's mode: afterwards a
-    subnormal result in this thread is still subnormal, not zero."""
-    model = tl.load_model(_tree(True))
+@pytest.mark.parametrize("large", [False, True])
+def test_subnormals_are_flushed_only_inside_the_kernel(large):
+    """kernel_fp sets FTZ/DAZ for the sweeps of a model of kernel.FTZ_BODIES bodies or more
+    and restores the caller's mode: afterwards a subnormal result in this thread is still
+    subnormal, not zero (a small model leaves the register alone)."""
+    model = tl.load_model(models.random_tree(3, kernel.FTZ_BODIES, "free") if large
+                          else _tree(True))
+    assert (len(model.body_names) >= kernel.FTZ_BODIES) == large
     x = model.default_state()
     forward_dynamics(model, x, np.ones(model.n_inputs), backend="compiled")
     model.dynamics(0.0, x, np.ones(model.n_inputs))

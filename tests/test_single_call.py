@@ -252,3 +252,69 @@ def test_entry_point_type_key_decides_like_numba() -> None:
     vkeys = [call_path._type_key((v,)) for v in variants]
     assert len(set(vkeys)) == len(variants)
     assert call_path._type_key(((1, 2),)) is None and call_path._type_key((2**64,)) is None
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_small_models_take_the_packed_route_with_per_thread_work_arrays(name):
+    """Below WORK_ARRAYS_BODIES bodies the kernel's arguments travel packed in one numba
+    structure (multibody/kernel_pack.py) and each thread runs on its own work arrays: the
+    general route's numbers bit for bit, from several threads at once."""
+    model = MODELS[name]()
+    rng = np.random.default_rng(5)
+    xs = _states(model, rng, 8)
+    us = rng.uniform(-1, 1, (8, model.n_inputs))
+    refs = [forward_dynamics(model, x, u, None, backend="compiled") for x, u in zip(xs, us)]
+    errors = []
+
+    def work(seed):
+        for k in np.random.default_rng(seed).integers(len(xs), size=100):
+            if not np.array_equal(model.dynamics(0.0, xs[k], us[k]), refs[k]):
+                errors.append(k)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    pv = model.param_vector(None) * 1.01
+    assert np.array_equal(model.dynamics(0.0, xs[1], us[1], pv),
+                          forward_dynamics(model, xs[1], us[1], pv, backend="compiled"))
+    (entry,) = model._single_call.entries.values()
+    assert entry[2] == call_path._PACKED
+
+
+def test_pack_fields_are_the_kernel_arguments():
+    """kernel_pack declares the kernel's argument names and numba types by hand: they must
+    be the kernel's own, for every model kind (else the route falls back, see below)."""
+    import inspect
+
+    from titop_lpv.multibody import kernel, kernel_pack
+
+    names = list(inspect.signature(kernel._forward_kernel.py_func).parameters)
+    assert names[2:-1] == [name for name, _ in kernel_pack.FIELDS]
+    work = list(inspect.signature(kernel._forward_work.py_func).parameters)
+    assert work[len(names):] == list(kernel_pack.WORK_FIELDS)
+    assert len(kernel_pack.WORK_FIELDS) == len(kernel.WORK_SHAPES)
+    for model in (_balloon(), tl.load_model(ROOT / "examples" / "robot_arm.toml"),
+                  tl.load_model(mixed_tree(2))):
+        data = kernel.kernel_data(model, model.physics(None))
+        assert kernel_pack.matches(data.args, -1)
+    data = kernel.kernel_data(_balloon(), _balloon().physics(None))
+    other = list(data.args)
+    other[6] = other[6].astype(np.float32)  # S: not the declared type
+    assert not kernel_pack.matches(tuple(other), -1)
+    assert not kernel_pack.matches(data.args[:-1], -1)
+
+
+def test_unpackable_arguments_take_the_unpacked_entry(monkeypatch):
+    from titop_lpv.multibody import kernel_pack
+
+    monkeypatch.setattr(kernel_pack, "matches", lambda args, signature: False)
+    model = _balloon()
+    x = _states(model, np.random.default_rng(2), 1)[0]
+    pv = model.param_vector(None) + 0.5
+    ref = forward_dynamics(model, x, None, pv, backend="compiled")
+    assert np.array_equal(model.dynamics(0.0, x, None, pv), ref)
+    (entry,) = model._single_call.entries.values()
+    assert entry[2] == 0  # numba's entry point of the allocating kernel, arguments unpacked

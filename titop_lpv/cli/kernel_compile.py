@@ -1,7 +1,8 @@
 """``titop-lpv compile``: fill numba's disk cache with the dynamics kernel, ahead of time.
 
 The compiled kernel (:mod:`titop_lpv.multibody.kernel`) has two specialisations: real
-states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``);
+states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``),
+and a one-state entry with packed arguments (:mod:`titop_lpv.multibody.kernel_pack`);
 the sensor outputs (:mod:`titop_lpv.multibody.sensor_kernel`) two more, and the analytic
 Jacobians of fixed-base revolute and prismatic trees
 (:mod:`titop_lpv.multibody.derivatives_kernel`) one. Each takes numba 20–60 s to
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..model import load_model
-from ..multibody import derivatives_kernel, kernel, sensor_kernel
+from ..multibody import derivatives_kernel, kernel, kernel_pack, sensor_kernel
 from ..multibody.dynamics import forward_dynamics
 from ..multibody.kernel_ready import LOCK_STALE_S, POLICY_ENV, lock_path
 
@@ -41,13 +42,15 @@ DTYPES = {"real": np.float64, "complex": np.complex128}
 
 
 def compile_kernel() -> list[tuple[str, str, float]]:
-    """Compile (or load from the disk cache) both specialisations of the kernel and of the
-    sensor kernel, and the analytic Jacobians of fixed-base trees.
+    """Compile (or load from the disk cache) both specialisations of the kernel, its one-state
+    call with packed arguments, both specialisations of the sensor kernel, and the analytic
+    Jacobians of fixed-base trees.
 
     Returns
     -------
     list of (str, str, float)
-        ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states, the
+        ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states, its
+        ``"one state (packed arguments)"`` (:mod:`titop_lpv.multibody.kernel_pack`), the
         sensors' (``"sensors (real states)"``, ``"sensors (complex states)"``) and
         ``"Jacobian (analytic derivatives)"``, ``how`` being ``"loaded from the cache"`` or
         ``"compiled"``.
@@ -72,6 +75,10 @@ def compile_kernel() -> list[tuple[str, str, float]]:
             # entry with kept work arrays (large models)
             forward_dynamics(model, x, np.zeros((1, model.n_inputs), dtype), backend="compiled")
         timings.append((kind, how, time.perf_counter() - start))
+    start = time.perf_counter()  # the one-state call with packed arguments (model.dynamics)
+    how = "loaded from the cache" if kernel_pack.load_cached(False) else "compiled"
+    kernel_pack.load_cached(True)
+    timings.append(("one state (packed arguments)", how, time.perf_counter() - start))
     for kind, dtype in DTYPES.items():  # the sensor outputs (model.outputs, C and D)
         start = time.perf_counter()
         how = "loaded from the cache" if sensor_kernel.load_cached(dtype) else "compiled"

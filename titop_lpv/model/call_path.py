@@ -4,9 +4,9 @@ An ODE solver, a trim loop or a user's own integrator calls ``model.dynamics(t, 
 params)`` with one state at a time, most often with the same parameters. The general route
 (:func:`titop_lpv.multibody.dynamics.forward_dynamics`) converts and checks every argument,
 looks the parameters up in the model's physics cache, and dispatches the numba kernel on the
-types of its forty-odd arguments: on the balloon of the paper, about 11 µs of Python around
-a kernel call of about 5.5 µs (of which about 1.7 µs is numba unboxing the arguments).
-:class:`SingleCall` serves that common call directly, with about 1.2 µs of Python:
+types of its forty-odd arguments: on the balloon of the paper, about 15 µs per call.
+:class:`SingleCall` serves that common call directly, in about 5.9 µs (1.7× Pinocchio's
+``aba`` called from Python; ``benchmarks/bench_dynamics.py``):
 
 1. it accepts only what needs no conversion: ``x`` a C-contiguous, aligned, writable
    ``float64`` ndarray of shape ``(n_states,)``; ``u`` None or the same of shape
@@ -18,19 +18,21 @@ a kernel call of about 5.5 µs (of which about 1.7 µs is numba unboxing the arg
    kernel-argument memo), and kept with the kernel's compiled entry point in a small cache
    keyed by the vector's bytes; a vector the checks refuse raises there, and is never
    cached;
-3. the kernel runs through the entry point of its compiled specialisation, without numba's
-   type dispatch: for a model of :data:`WORK_ARRAYS_BODIES` bodies or more, the variant
-   that takes its per-body work arrays from the caller, with the calling thread's kept
-   arrays (:func:`titop_lpv.multibody.kernel.workspace`: no fresh memory to fault in on
-   every call, which doubled the cost of a call above 10⁴ bodies); below, the variant that
-   allocates them (cheaper than the lookup of the thread's arrays); a status other than
-   success (a NaN or infinite derivative, a joint with zero apparent inertia) returns None,
-   and the general route evaluates again and raises its error, naming the state or body at
-   fault.
+3. the kernel runs through a compiled entry point, without numba's type dispatch. For a
+   model of fewer than :data:`WORK_ARRAYS_BODIES` bodies, the model's 41 arguments travel
+   packed in one numba structure and the work arrays are the calling thread's own
+   (:mod:`titop_lpv.multibody.kernel_pack`): numba unboxes 5 objects instead of 44 arrays
+   (about 1.7 µs less on the balloon) and allocates nothing (0.8 µs less). For a larger
+   model, the variant of the kernel that takes its per-body work arrays from the caller,
+   with the calling thread's kept arrays (:func:`titop_lpv.multibody.kernel.workspace`: no
+   fresh memory to fault in on every call, which doubled the cost of a call above 10⁴
+   bodies). Where neither is compiled or cached yet, the variant that allocates them. A
+   status other than success (a NaN or infinite derivative, a joint with zero apparent
+   inertia) returns None, and the general route evaluates again and raises its error,
+   naming the state or body at fault.
 
-The result is the same compiled recursion on the same arguments (the general route, too,
-runs the work-array variant on the thread's kept arrays): bit-identical to the general
-route.
+The result is the same compiled recursion on the same arguments: bit-identical to the
+general route.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..multibody import kernel, kernel_ready
+from ..multibody import kernel, kernel_pack, kernel_ready
 from ..multibody.tree import Tree
 
 __all__ = ["CACHE_SIZE", "WORK_ARRAYS_BODIES", "SingleCall", "kernel_entry_point"]
@@ -49,6 +51,7 @@ CACHE_SIZE = 8  # distinct parameter vectors whose kernel arguments are kept
 WORK_ARRAYS_BODIES = 1000  # from this size on, the kernel runs on the thread's kept arrays
 _F64 = np.dtype(np.float64)
 _OK = -1  # status of a kernel run that succeeded
+_PACKED = -1  # third item of an entry: the packed route (kernel_pack)
 
 
 def kernel_entry_point(args: tuple[Any, ...]) -> Any:
@@ -112,7 +115,8 @@ class SingleCall:
     """The fast route of a one-state :meth:`~titop_lpv.Model.dynamics` call (module doc).
 
     One per model, built with the model's caches (not pickled); thread-safe: its cache is a
-    dict guarded by a lock, and the kernel reads its arguments only. The call itself is
+    dict guarded by a lock, the kernel reads its arguments only, and each thread runs the
+    packed route on work arrays of its own (a ``threading.local``). The call itself is
     :attr:`route`, a closure (its constants are cell variables, cheaper to reach than
     attributes).
 
@@ -131,42 +135,43 @@ class SingleCall:
         parameter vector is seen).
     entries : dict
         The cache: bytes of a parameter vector -> (entry point, kernel arguments, number of
-        bodies of the work arrays the entry point takes, or 0 when it allocates them).
-        :data:`WORK_ARRAYS_BODIES` is read when the model is built.
+        bodies of the work arrays the entry point takes, or 0 when it allocates them), or
+        (entry point of :func:`~titop_lpv.multibody.kernel_pack.forward_one`, the packed
+        arguments, ``-1``). :data:`WORK_ARRAYS_BODIES` is read when the model is built.
     """
 
-    __slots__ = ("_defaults", "_lock", "_pindex", "_work_bodies", "entries", "route")
+    __slots__ = ("_defaults", "_local", "_lock", "_n_bodies", "_pindex", "_work_bodies",
+                 "entries", "route")
 
     def __init__(self, model: Tree):
         self._pindex = {name: k for k, name in enumerate(model.param_names)}
         self._defaults = np.array(model.param_defaults, dtype=float)
         self._lock = threading.Lock()
-        self.entries: dict[bytes, tuple[Any, tuple[Any, ...], int]] = {}
+        self.entries: dict[bytes, tuple[Any, Any, int]] = {}
         entries = self.entries
         shape_x, shape_u = (model.n_states,), (model.n_inputs,)
         shape_p = (len(model.param_names),)
         out_shape = (1, model.n_states)
-        zero_u = np.zeros((1, model.n_inputs))  # u = None; the kernel reads inputs only
+        zero_u = np.zeros(model.n_inputs)  # u = None; the kernel reads inputs only
         default: list[Any] = [None]
+        local = self._local = threading.local()
         ndarray, f64, zeros, workspace = np.ndarray, _F64, np.zeros, kernel.workspace
-        self._work_bodies = (len(model.body_names)
-                             if len(model.body_names) >= WORK_ARRAYS_BODIES else 0)
+        self._n_bodies = len(model.body_names)
+        self._work_bodies = self._n_bodies if self._n_bodies >= WORK_ARRAYS_BODIES else 0
 
         def route(model: Tree, x: Any, u: Any, params: Any) -> np.ndarray | None:
             if type(x) is not ndarray or x.dtype is not f64 or x.shape != shape_x \
                     or not x.flags.carray:
                 return None
             if u is None:
-                U = zero_u
-            elif (type(u) is ndarray and u.dtype is f64 and u.shape == shape_u
-                  and u.flags.carray):
-                U = u[None]
-            else:
+                u = zero_u
+            elif (type(u) is not ndarray or u.dtype is not f64 or u.shape != shape_u
+                  or not u.flags.carray):
                 return None
             if params is None or (type(params) is dict and not params):
                 entry = default[0]
                 if entry is None:
-                    entry = default[0] = self._build(model, None, x, U)
+                    entry = default[0] = self._build(model, None, x, u)
             else:
                 if type(params) is dict:
                     params = self._vector(model, params)
@@ -176,18 +181,27 @@ class SingleCall:
                 key = params.tobytes()
                 entry = entries.get(key)
                 if entry is None:
-                    entry = self._build(model, params, x, U)
+                    entry = self._build(model, params, x, u)
                     if entry is not None:
                         self._store(key, entry)
             if entry is None:
                 return None
+            if entry[2] < 0:  # packed arguments, this thread's work arrays (kernel_pack)
+                work = getattr(local, "work", None)
+                if work is None:
+                    work = local.work = self._new_work()
+                xdot = zeros(shape_x)
+                if entry[0](x, u, entry[1], work, xdot) != _OK:
+                    return None  # the general route evaluates again and raises the error
+                return xdot
             xdot = zeros(out_shape)
             if entry[2]:  # the kernel on this thread's kept work arrays
-                status = entry[0](x[None], U, *entry[1], xdot, *workspace(entry[2], f64))
+                status = entry[0](x[None], u[None], *entry[1], xdot,
+                                  *workspace(entry[2], f64))
             else:
-                status = entry[0](x[None], U, *entry[1], xdot)
+                status = entry[0](x[None], u[None], *entry[1], xdot)
             if status != _OK:
-                return None  # the general route evaluates again and raises the named error
+                return None
             return xdot[0]
 
         self.route = route
@@ -205,18 +219,20 @@ class SingleCall:
             pv[k] = value
         return pv
 
-    def _build(self, model: Tree, params: Any, x: np.ndarray, U: np.ndarray
-               ) -> tuple[Any, tuple[Any, ...], int] | None:
-        """Kernel arguments and entry point for ``params`` (checked by
-        :meth:`Tree.physics`), or None while the kernel is not compiled for them; for a
-        large model, the entry point of the variant on kept work arrays when it is compiled
-        or in numba's disk cache (else the allocating one)."""
+    def _build(self, model: Tree, params: Any, x: np.ndarray, u: np.ndarray
+               ) -> tuple[Any, Any, int] | None:
+        """Entry point and kernel arguments for ``params`` (checked by :meth:`Tree.physics`),
+        or None while the kernel is not compiled for them: for a model of fewer than
+        :data:`WORK_ARRAYS_BODIES` bodies, the arguments packed in one structure
+        (:mod:`titop_lpv.multibody.kernel_pack`, when compiled or in numba's disk cache,
+        or compiled now under the policy ``"wait"``); for a large model, the variant on kept
+        work arrays when it is compiled or cached; else the allocating variant."""
         ph = model.physics(params)
         data = model.memo("kernel", ph, lambda: kernel.kernel_data(model, ph))
         args = tuple(data.args)
-        if not kernel_ready.use_kernel(len(model.body_names), _F64, lambda: args):
+        if not kernel_ready.use_kernel(self._n_bodies, _F64, lambda: args):
             return None  # the numpy route serves while the kernel compiles (kernel_ready)
-        X = x.reshape(1, -1)
+        X, U = x.reshape(1, -1), u.reshape(1, -1)
         entry_point = kernel_entry_point((X, U, *args, np.zeros(X.shape)))
         if entry_point is None:
             return None
@@ -226,9 +242,19 @@ class SingleCall:
                                             *kernel.workspace(n, _F64)))
             if work is not None:
                 return work, args, n
+            return entry_point, args, 0
+        if kernel_pack.matches(args, data.signature) and kernel_pack.load_cached(
+                kernel_ready.policy() == "wait"):
+            packed = kernel_pack.pack(args)
+            if packed is not None:
+                return packed[1], packed[0], _PACKED
         return entry_point, args, 0
 
-    def _store(self, key: bytes, entry: tuple[Any, tuple[Any, ...], int]) -> None:
+    def _new_work(self) -> Any:
+        """This thread's work arrays of the packed route (kept in :attr:`_local`)."""
+        return kernel_pack.work(self._n_bodies)
+
+    def _store(self, key: bytes, entry: tuple[Any, Any, int]) -> None:
         with self._lock:
             if len(self.entries) >= CACHE_SIZE:
                 self.entries.pop(next(iter(self.entries)))

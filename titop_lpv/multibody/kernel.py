@@ -32,10 +32,15 @@ from . import kernel_joints as kj
 from . import kernel_loads as kl
 from .kernel_args import KernelData, entry_point, kernel_data
 
-__all__ = ["ALLOCATE_BELOW", "NONFINITE", "KernelData", "kernel_data", "load_cached", "run",
-           "workspace"]
+__all__ = ["ALLOCATE_BELOW", "FTZ_BODIES", "NONFINITE", "WORK_SHAPES", "KernelData",
+           "ensure_compiled", "kernel_data", "load_cached", "run", "workspace"]
 
 NONFINITE = -2  # status of run(): some derivative is NaN or infinite
+# Models of at least this many bodies run with subnormal numbers flushed to zero (kernel_fp):
+# the influence of a branch decays exponentially along a long chain and reaches the
+# subnormal range there. Setting and restoring the register costs about 0.6 µs a call, a
+# tenth of a small model's one-state evaluation, which stays exact in IEEE arithmetic.
+FTZ_BODIES = 64
 
 # numba is imported, and the functions below compiled, on the first run(): importing the
 # package does not pay for numba, and a run that never uses the kernel never compiles it.
@@ -75,10 +80,17 @@ def _compile() -> None:
         _COMPILED.set()
 
 
+def ensure_compiled() -> None:
+    """Import numba and make the kernel's functions numba dispatchers (compiled, or loaded
+    from the disk cache, on their first call), once per process; cheap afterwards."""
+    if not _COMPILED.is_set():
+        _compile()
+
+
 # The per-body work arrays of _forward_work (after xdot), shapes for n bodies: P, r, tw, c,
 # XA, dsh, gb, IA, pA, U, J, uu, acc, Sm, Um, Jm, uum (kernel_forward, kernel_backward).
-_WORK = ((3, 3), (3,), (6,), (6,), (3, 3), (3,), (3,), (6, 6), (6,), (6,), (), (), (6,), (6, 3),
-         (6, 3), (3, 3), (3,))
+WORK_SHAPES = ((3, 3), (3,), (6,), (6,), (3, 3), (3,), (3,), (6, 6), (6,), (6,), (), (), (6,),
+               (6, 3), (6, 3), (3, 3), (3,))
 
 
 @_jit()
@@ -115,15 +127,18 @@ def _forward_work(
     extra, qdd_col, base_quat, need, rot_id, xdot, P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu,
     acc, Sm, Um, Jm, uum,
 ):
-    # subnormal numbers flushed to zero while the sweeps run (kernel_fp)
-    old = kfp.fp_enter()
+    # subnormal numbers flushed to zero while the sweeps of a large model run (kernel_fp;
+    # FTZ_BODIES)
+    flush = kind.shape[0] >= FTZ_BODIES
+    old = kfp.fp_enter() if flush else 0
     status = _forward_states(
         x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
         k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
         w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
         extra, qdd_col, base_quat, need, rot_id, xdot, P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu,
         acc, Sm, Um, Jm, uum)
-    kfp.fp_leave(old)
+    if flush:
+        kfp.fp_leave(old)
     return status
 
 
@@ -289,7 +304,7 @@ def workspace(n: int, dtype: Any) -> tuple[np.ndarray, ...]:
     key = (n, np.dtype(dtype).str)
     work = kept.pop(key, None)
     if work is None:
-        work = tuple(np.zeros((n, *shape), dtype=dtype) for shape in _WORK)
+        work = tuple(np.zeros((n, *shape), dtype=dtype) for shape in WORK_SHAPES)
         while len(kept) >= _KEPT:
             kept.pop(next(iter(kept)))
     kept[key] = work  # the most recent last

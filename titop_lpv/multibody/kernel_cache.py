@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["FILES", "install", "sources_digest"]
 
 FILES = ("kernel.py", "kernel_forward.py", "kernel_backward.py", "kernel_loads.py",
-         "kernel_joints.py", "kernel_fp.py")  # the kernel's compiled modules (this directory)
+         "kernel_joints.py", "kernel_fp.py", "kernel_pack.py")  # compiled modules (this dir)
 _LOCATORS = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
 
 
