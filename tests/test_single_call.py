@@ -318,3 +318,33 @@ def test_unpackable_arguments_take_the_unpacked_entry(monkeypatch):
     assert np.array_equal(model.dynamics(0.0, x, None, pv), ref)
     (entry,) = model._single_call.entries.values()
     assert entry[2] == 0  # numba's entry point of the allocating kernel, arguments unpacked
+
+
+def test_parameter_dicts_are_kept_by_items_and_value_types():
+    """A dict of parameters (what python-control passes at every call) is looked up by its
+    items and the types of its values: equal items of other types (an int, a bool, a complex
+    number equal to a kept float) take their own way, through the checks, to the general
+    route's result."""
+    model = _balloon()
+    x = _states(model, np.random.default_rng(4), 1)[0]
+    first = {"k": 60.0, "ds": 4.0}
+    ref = forward_dynamics(model, x, None, first, backend="compiled")
+    assert np.array_equal(model.dynamics(0.0, x, None, dict(first)), ref)
+    assert len(model._single_call.by_items) == 1
+    for other in ({"k": 60, "ds": 4}, {"k": np.float64(60.0), "ds": 4.0}):
+        assert np.array_equal(model.dynamics(0.0, x, None, other), ref)
+    # equal items of other value types replaced the kept key: the latest types are kept
+    ((types, _entry),) = model._single_call.by_items.values()
+    assert types == (np.float64, float)
+    one = {"dp1": 1.0}
+    assert np.array_equal(model.dynamics(0.0, x, None, one),
+                          forward_dynamics(model, x, None, one, backend="compiled"))
+    for same_value in ({"dp1": True}, {"dp1": 1 + 0j}):
+        out = model.dynamics(0.0, x, None, same_value)
+        ref_other = forward_dynamics(model, x, None, same_value)  # complex: the numpy route
+        assert out.dtype == ref_other.dtype and np.array_equal(out, ref_other)
+    with pytest.raises(tl.UnknownNameError, match="kk"):
+        model.dynamics(0.0, x, None, {"kk": 1.0})
+    with pytest.raises(tl.UnknownNameError, match="kk"):  # refused again: never cached
+        model.dynamics(0.0, x, None, {"kk": 1.0})
+    assert len(model._single_call.by_items) <= call_path.CACHE_SIZE

@@ -133,6 +133,9 @@ class SingleCall:
         ``ParameterError``, ``UnknownNameError`` or ``ShapeError`` for parameter values or
         names that the model's checks refuse (by :meth:`Tree.physics`, the first time a
         parameter vector is seen).
+    by_items : dict
+        The dicts of parameters seen: their ``tuple(params.items())`` -> (the types of their
+        values, their entry in :attr:`entries`); at most :data:`CACHE_SIZE`.
     entries : dict
         The cache: bytes of a parameter vector -> (entry point, kernel arguments, number of
         bodies of the work arrays the entry point takes, or 0 when it allocates them), or
@@ -141,14 +144,15 @@ class SingleCall:
     """
 
     __slots__ = ("_defaults", "_local", "_lock", "_n_bodies", "_pindex", "_work_bodies",
-                 "entries", "route")
+                 "by_items", "entries", "route")
 
     def __init__(self, model: Tree):
         self._pindex = {name: k for k, name in enumerate(model.param_names)}
         self._defaults = np.array(model.param_defaults, dtype=float)
         self._lock = threading.Lock()
         self.entries: dict[bytes, tuple[Any, Any, int]] = {}
-        entries = self.entries
+        self.by_items: dict[tuple[Any, ...], tuple[tuple[type, ...], Any]] = {}
+        entries, by_items = self.entries, self.by_items
         shape_x, shape_u = (model.n_states,), (model.n_inputs,)
         shape_p = (len(model.param_names),)
         out_shape = (1, model.n_states)
@@ -173,17 +177,26 @@ class SingleCall:
                 if entry is None:
                     entry = default[0] = self._build(model, None, x, u)
             else:
-                if type(params) is dict:
-                    params = self._vector(model, params)
-                if type(params) is not ndarray or params.dtype is not f64 \
-                        or params.shape != shape_p:
-                    return None
-                key = params.tobytes()
-                entry = entries.get(key)
-                if entry is None:
-                    entry = self._build(model, params, x, u)
-                    if entry is not None:
-                        self._store(key, entry)
+                if type(params) is dict:  # python-control passes the same dict every call
+                    items = tuple(params.items())
+                    try:
+                        found = by_items.get(items)
+                    except TypeError:  # an unhashable value: the general route's checks
+                        found = None
+                    if found is not None and found[0] == tuple(map(type, params.values())):
+                        entry = found[1]
+                    else:
+                        entry = self._from_dict(model, params, items, x, u)
+                else:
+                    if type(params) is not ndarray or params.dtype is not f64 \
+                            or params.shape != shape_p:
+                        return None
+                    key = params.tobytes()
+                    entry = entries.get(key)
+                    if entry is None:
+                        entry = self._build(model, params, x, u)
+                        if entry is not None:
+                            self._store(key, entry)
             if entry is None:
                 return None
             if entry[2] < 0:  # packed arguments, this thread's work arrays (kernel_pack)
@@ -205,6 +218,32 @@ class SingleCall:
             return xdot[0]
 
         self.route = route
+
+    def _from_dict(self, model: Tree, params: dict[str, Any], items: tuple[Any, ...],
+                   x: np.ndarray, u: np.ndarray) -> tuple[Any, Any, int] | None:
+        """The entry of a parameter dict seen for the first time (or evicted): by its vector
+        (:meth:`_vector`, which checks names and values), kept under the dict's items and
+        the types of its values (a later dict of equal items and types is the same vector)."""
+        vector = self._vector(model, params)
+        if type(vector) is not np.ndarray or vector.dtype is not _F64 \
+                or vector.shape != self._defaults.shape:
+            return None  # complex or batched values: the general route
+        key = vector.tobytes()
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = self._build(model, vector, x, u)
+            if entry is None:
+                return None
+            self._store(key, entry)
+        try:
+            hash(items)
+        except TypeError:
+            return entry
+        with self._lock:
+            if len(self.by_items) >= CACHE_SIZE:
+                self.by_items.pop(next(iter(self.by_items)))
+            self.by_items[items] = (tuple(map(type, params.values())), entry)
+        return entry
 
     def _vector(self, model: Tree, params: dict[str, Any]) -> np.ndarray:
         """A dict of parameter values as a vector: by name when every key is a parameter and
