@@ -75,6 +75,15 @@ MODELS = {
 }
 
 
+def _in_threads(work, count: int = 4) -> None:
+    """Run ``work(seed)`` in ``count`` threads at once (seeds 0, 1, ...) and wait for them."""
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def _states(model: tl.Model, rng: np.random.Generator, count: int) -> np.ndarray:
     return model.default_state() + rng.uniform(-0.5, 0.5, (count, model.n_states))
 
@@ -187,11 +196,7 @@ def test_cache_is_bounded_pickles_and_is_thread_safe(balloon):
             if not np.array_equal(model.dynamics(0.0, x, None, vectors[k]), refs[k]):
                 errors.append(k)
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _in_threads(work)
     assert not errors
 
 
@@ -218,11 +223,7 @@ def test_work_array_route_is_bit_identical_and_thread_safe(name, monkeypatch):
             if not np.array_equal(model.dynamics(0.0, xs[k], None, pv), refs[k]):
                 errors.append(k)
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _in_threads(work)
     assert not errors
 
 
@@ -271,11 +272,7 @@ def test_small_models_take_the_packed_route_with_per_thread_work_arrays(name):
             if not np.array_equal(model.dynamics(0.0, xs[k], us[k]), refs[k]):
                 errors.append(k)
 
-    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _in_threads(work)
     assert not errors
     pv = model.param_vector(None) * 1.01
     assert np.array_equal(model.dynamics(0.0, xs[1], us[1], pv),
