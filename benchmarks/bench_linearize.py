@@ -14,7 +14,10 @@ Measured on the balloon of ``examples/balloon.toml`` with its slider joint actua
     O(h⁶)); the same from h, h/2, h/4 gives a second estimate, and the gap between the two
     estimates the reference's own error (printed with it). The difference
     tl − python-control is printed too;
-(a') where the time of (a) goes: ``jacobians`` without and with the outputs;
+(a') where the time of (a) goes: the rows of ``analysis.linearize_fast`` (what
+    ``tl.linearize`` runs: the batch, both compiled kernels and ``[A B; C D]`` in one compiled
+    call, ``multibody.kernel_rows``; and the same with numpy between the kernels' entry
+    points); ``jacobians`` (the general route) without and with the outputs;
     ``linear_matrices`` (no ``StateSpace``); both compiled kernels on the 20 complex-step
     rows with the Python around them (``analysis.complex_step.evaluate``); the compiled
     dynamics kernel alone (its entry point, no Python: the floor; the 17 rows it evaluates,
@@ -183,7 +186,7 @@ def _grid_diff(g1: tl.LPVGrid, g2: tl.LPVGrid) -> float:
 def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, tuple[float, float]]:
     """Best (wall, CPU) times per call of the parts of ``tl.linearize`` (see (a') in the
     module doc)."""
-    from titop_lpv.analysis import complex_step
+    from titop_lpv.analysis import complex_step, linearize_fast
     from titop_lpv.analysis.linearize import jacobians, linear_matrices, named_statespace
     from titop_lpv.multibody import kernel, sensor_kernel
     from titop_lpv.multibody.dynamics import evaluate_outputs, forward_dynamics
@@ -205,7 +208,23 @@ def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, tuple[float,
     lin = linear_matrices(model, op)
     names = {"states": list(lin.state_names), "inputs": list(lin.input_names),
              "outputs": list(lin.output_names)}
+    plan = linearize_fast.plan(model, ph, op.x, op.u)
+    glue = plan._replace(fused=None) if plan is not None else None
+    real_plan = linearize_fast.plan
+
+    def numpy_glue() -> Any:  # linearize_fast.rows without its fused compiled call
+        linearize_fast.plan = lambda *args: glue
+        try:
+            return linearize_fast.rows(model, ph, op.x, op.u)
+        finally:
+            linearize_fast.plan = real_plan
+
     timed = {
+        "linearize_fast.rows: one compiled call (batch, both kernels, matrices)": measure(
+            lambda: linearize_fast.rows(model, ph, op.x, op.u))
+        if plan is not None and plan.fused is not None else {},
+        "linearize_fast.rows: the kernels' entry points, numpy between them": measure(
+            numpy_glue) if glue is not None else {},
         "jacobians, no outputs": measure(lambda: jacobians(model, op.x, op.u, p,
                                                            outputs=False)),
         "jacobians": measure(lambda: jacobians(model, op.x, op.u, p)),
@@ -228,8 +247,9 @@ def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, tuple[float,
     }
     out = {label: (t.get("best", math.nan), t.get("best_cpu", math.nan))
            for label, t in timed.items()}
-    ready = sensor_kernel.ready
+    ready, fast = sensor_kernel.ready, (linearize_fast.default_system, linearize_fast.matrices)
     sensor_kernel.ready = lambda n_bodies, dtype: False  # the numpy route of the outputs
+    linearize_fast.default_system = linearize_fast.matrices = lambda *args: None  # jacobians
     try:
         for label, fn in ((f"outputs, {len(X)} complex states, numpy (before the sensor "
                            "kernel)", lambda: evaluate_outputs(model, X, U, p, xdot=F)),
@@ -239,6 +259,7 @@ def _breakdown(model: tl.Model, op: tl.OperatingPoint) -> dict[str, tuple[float,
             out[label] = (t["best"], t["best_cpu"])
     finally:
         sensor_kernel.ready = ready
+        linearize_fast.default_system, linearize_fast.matrices = fast
     return out
 
 

@@ -122,10 +122,11 @@ def test_compile_lock_is_exclusive_and_taken_over_when_stale(monkeypatch, tmp_pa
 def test_compile_command_reports_each_specialisation(capsys) -> None:
     assert main(["compile"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines[:6]] == [
+    assert [line.split(":")[0] for line in lines[:7]] == [
         "kernel for real states", "kernel for complex states", "one state (packed arguments)",
-        "sensors (real states)", "sensors (complex states)", "Jacobian (analytic derivatives)"]
-    assert all(("loaded from the cache" in line) or ("compiled" in line) for line in lines[:6])
+        "sensors (real states)", "sensors (complex states)",
+        "linearisation rows (one compiled call)", "Jacobian (analytic derivatives)"]
+    assert all(("loaded from the cache" in line) or ("compiled" in line) for line in lines[:7])
     from titop_lpv.multibody import derivatives_kernel, kernel_pack
 
     assert derivatives_kernel.load_cached() and kernel_pack.load_cached(False)

@@ -2,9 +2,12 @@
 
 Jacobians are computed by complex step — ``f(x + i h e_k) = f(x) + i h ∂f/∂x_k + O(h²)`` with
 ``h = 1e-30`` — pushed through the whole evaluation, every direction in one batched call
-(:mod:`~titop_lpv.analysis.complex_step`: the compiled kernels called directly): exact to
-rounding, no step-size trade-off (python-control's own ``linearize`` is a one-sided
-difference with a fixed 1e-6 step, about 1e-5 relative error). The ``StateSpace`` is a copy
+(:mod:`~titop_lpv.analysis.complex_step`: the compiled kernels called directly; for an
+operating point's float vectors, :mod:`~titop_lpv.analysis.linearize_fast`: what depends on
+the parameters only kept per parameter vector, the batch, both kernels and the matrices in
+one compiled call, bit-identical): exact to rounding, no step-size trade-off
+(python-control's own ``linearize`` is a one-sided difference with a fixed 1e-6 step, about
+1e-5 relative error). The ``StateSpace`` is a copy
 of a cached one with the same signal names (:mod:`~titop_lpv.analysis.statespace_clone`;
 python-control's constructor takes about 35 µs, the copy about 5 µs). For a
 fixed-base tree of revolute and prismatic joints, ``A`` and ``B`` come from the analytic
@@ -37,7 +40,7 @@ from ..model.compiled import Model
 from ..multibody.derivatives_kernel import jacobian_matrix
 from ..multibody.dynamics import evaluate_outputs, forward_dynamics
 from ..names import index as name_index
-from . import complex_step
+from . import complex_step, linearize_fast
 from .arguments import (
     ArgumentError,
     ArgumentTypeError,
@@ -402,6 +405,12 @@ def linearize(
     if name is not None and (not isinstance(name, str) or "." in name):
         raise (ArgumentError if isinstance(name, str) else ArgumentTypeError)(
             f"name must be a string without '.', got {name!r:.60}")
+    if type(op) is OperatingPoint and inputs is outputs is states is x is u is params is None \
+            and type(drop) is tuple and not drop and drop_integrators is drift is False \
+            and type(tol) is float and 0.0 <= tol < math.inf:  # the default call
+        sys = linearize_fast.default_system(model, op, tol, name)  # or None: general route
+        if sys is not None:
+            return sys
     lin = linear_matrices(model, op, inputs, outputs, states=states, drop=drop,
                           drop_integrators=drop_integrators, x=x, u=u, params=params, tol=tol,
                           drift=drift)
@@ -503,7 +512,8 @@ def linear_matrices(
         x, u, params = op.x, op.u, op.param_vector
     elif x is None:
         raise ArgumentTypeError("linearize needs an operating point `op` or a state `x`")
-    J = jacobians(model, x, u, params)
+    fast = linearize_fast.matrices(model, x, u, params)  # None: convert, check (jacobians)
+    J = jacobians(model, x, u, params) if fast is None else Jacobians(*fast)
     snames = model.state_names
     if model.memo("quaternion_starts", None, lambda: quaternion_starts(model)):
         snames, T, G = attitude_error_map(model, x)  # the attitude error δr replaces the

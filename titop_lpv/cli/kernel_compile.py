@@ -2,7 +2,8 @@
 
 The compiled kernel (:mod:`titop_lpv.multibody.kernel`) has two specialisations: real
 states (simulation, trim) and complex states (the complex-step Jacobians of ``linearize``),
-and a one-state entry with packed arguments (:mod:`titop_lpv.multibody.kernel_pack`);
+a one-state entry with packed arguments (:mod:`titop_lpv.multibody.kernel_pack`) and the
+complex-step rows of ``linearize`` in one call (:mod:`titop_lpv.multibody.kernel_rows`);
 the sensor outputs (:mod:`titop_lpv.multibody.sensor_kernel`) two more, and the analytic
 Jacobians of fixed-base revolute and prismatic trees
 (:mod:`titop_lpv.multibody.derivatives_kernel`) one. Each takes numba 20–60 s to
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis import linearize_fast
 from ..model import load_model
 from ..multibody import derivatives_kernel, kernel, kernel_pack, sensor_kernel
 from ..multibody.dynamics import forward_dynamics
@@ -51,7 +53,9 @@ def compile_kernel() -> list[tuple[str, str, float]]:
     list of (str, str, float)
         ``(what, how, seconds)`` for the kernel's ``"real"`` and ``"complex"`` states, its
         ``"one state (packed arguments)"`` (:mod:`titop_lpv.multibody.kernel_pack`), the
-        sensors' (``"sensors (real states)"``, ``"sensors (complex states)"``) and
+        sensors' (``"sensors (real states)"``, ``"sensors (complex states)"``),
+        ``"linearisation rows (one compiled call)"``
+        (:func:`titop_lpv.analysis.linearize_fast.compile_fused`) and
         ``"Jacobian (analytic derivatives)"``, ``how`` being ``"loaded from the cache"`` or
         ``"compiled"``.
     """
@@ -86,6 +90,11 @@ def compile_kernel() -> list[tuple[str, str, float]]:
         sensor_kernel.evaluate(sensor_kernel.sensor_data(model, model.physics()), x, x,
                                model.n_outputs)
         timings.append((f"sensors ({kind} states)", how, time.perf_counter() - start))
+    start = time.perf_counter()  # linearize's complex-step rows in one call (kernel_rows)
+    found = linearize_fast.compile_fused(model)
+    timings.append(("linearisation rows (one compiled call)",
+                    "loaded from the cache" if found else "compiled",
+                    time.perf_counter() - start))
     start = time.perf_counter()  # the analytic Jacobians of fixed-base revolute trees
     how = "loaded from the cache" if derivatives_kernel.load_cached() else "compiled"
     chain = load_model({"name": "link", "bodies": [

@@ -19,7 +19,8 @@ from typing import Any
 __all__ = ["FILES", "install", "sources_digest"]
 
 FILES = ("kernel.py", "kernel_forward.py", "kernel_backward.py", "kernel_loads.py",
-         "kernel_joints.py", "kernel_fp.py", "kernel_pack.py")  # compiled modules (this dir)
+         "kernel_joints.py", "kernel_fp.py", "kernel_pack.py", "kernel_rows.py",
+         "sensor_kernel.py")  # compiled modules (this dir); kernel_rows links both kernels
 _LOCATORS = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
 
 
