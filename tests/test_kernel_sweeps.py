@@ -161,3 +161,40 @@ def test_subnormals_are_flushed_only_inside_the_kernel(large):
     model.dynamics(0.0, x, np.ones(model.n_inputs))
     tiny = np.array([1e-308]) / 1e4
     assert 0.0 < tiny[0] < 2.2250738585072014e-308
+
+
+def _quaternion_base() -> dict:
+    """The tree of :func:`_tree` (loads, inputs) on a free base whose attitude is a quaternion."""
+    desc = _tree(True)
+    desc["bodies"][0]["joint"] = {"type": "free", "attitude": "quaternion"}
+    return desc
+
+
+@pytest.mark.parametrize("desc", [_tree(True), _quaternion_base(), models.balloon(),
+                                  models.random_tree(5, 12, "free")],
+                         ids=["tree", "quaternion base", "balloon", "random tree"])
+def test_work_arrays_may_hold_anything(desc):
+    """The caller's work arrays (kernel.workspace: per-body arrays, then the sweeps' scratch)
+    are reused from call to call and from model to model: the kernel reads none of their
+    entries before writing it. Filled with NaN, they give the derivatives, bit for bit, of the
+    variant that allocates fresh ones, and the one-state route equals the batch."""
+    from test_universal import cardan
+
+    for d in (desc, cardan()):
+        model = tl.load_model(d)
+        rng = np.random.default_rng(11)
+        x = model.default_state() + 0.3 * rng.standard_normal((3, model.n_states))
+        u = rng.standard_normal((3, model.n_inputs))
+        data = kernel.kernel_data(model, model.physics())
+        fresh, status = kernel.run(data, x, u)
+        assert status == -1
+        work = kernel.workspace(len(model.body_names), np.float64)
+        assert len(work) == len(kernel.WORK_SHAPES)
+        for w in work:
+            w.fill(np.nan)
+        xdot = np.zeros_like(fresh)
+        kernel.ensure_compiled()
+        assert kernel._forward_work(x, u, *data.args, xdot, *work) == -1
+        assert np.array_equal(xdot, fresh)
+        for m in range(3):
+            assert np.array_equal(model.dynamics(0.0, x[m], u[m]), fresh[m])

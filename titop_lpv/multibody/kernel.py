@@ -87,10 +87,15 @@ def ensure_compiled() -> None:
         _compile()
 
 
-# The per-body work arrays of _forward_work (after xdot), shapes for n bodies: P, r, tw, c,
-# XA, dsh, gb, IA, pA, U, J, uu, acc, Sm, Um, Jm, uum (kernel_forward, kernel_backward).
-WORK_SHAPES = ((3, 3), (3,), (6,), (6,), (3, 3), (3,), (3,), (6, 6), (6,), (6,), (), (), (6,),
-               (6, 3), (6, 3), (3, 3), (3,))
+# The work arrays of _forward_work (after xdot), their shapes with None for the number of
+# bodies: the per-body P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu, acc, Sm, Um, Jm, uum
+# (kernel_forward, kernel_backward), then the sweeps' scratch arrays w3, w33, w6, w66, w63,
+# scratch (their uses: the sweeps' docstrings). Passed in, not allocated by _forward_states,
+# so that the sweeps and their loop over states run without reference counting.
+WORK_SHAPES = ((None, 3, 3), (None, 3), (None, 6), (None, 6), (None, 3, 3), (None, 3),
+               (None, 3), (None, 6, 6), (None, 6), (None, 6), (None,), (None,), (None, 6),
+               (None, 6, 3), (None, 6, 3), (None, 3, 3), (None, 3),
+               (11, 3), (6, 3, 3), (2, 6), (2, 6, 6), (6, 3), (5, 3, 3))
 
 
 @_jit()
@@ -100,8 +105,8 @@ def _forward_kernel(
     w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
     extra, qdd_col, base_quat, need, rot_id, xdot,
 ):
-    """The kernel with its per-body work arrays allocated here (uninitialised: every entry
-    read is written first)."""
+    """The kernel with its work arrays allocated here (the per-body ones uninitialised: every
+    entry read is written first)."""
     n = kind.shape[0]
     dt = xdot.dtype
     return _forward_work(
@@ -116,16 +121,18 @@ def _forward_kernel(
         np.empty((n, 6), dtype=dt), np.empty((n, 6), dtype=dt), np.empty(n, dtype=dt),
         np.empty(n, dtype=dt), np.empty((n, 6), dtype=dt), np.empty((n, 6, 3), dtype=dt),
         np.empty((n, 6, 3), dtype=dt), np.empty((n, 3, 3), dtype=dt),
-        np.empty((n, 3), dtype=dt))
+        np.empty((n, 3), dtype=dt), np.zeros((11, 3), dtype=dt), np.zeros((6, 3, 3), dtype=dt),
+        np.zeros((2, 6), dtype=dt), np.zeros((2, 6, 6), dtype=dt), np.zeros((6, 3), dtype=dt),
+        np.zeros((5, 3, 3), dtype=dt))
 
 
-@_jit()
+@_jit(_nrt=False)  # allocates nothing: no reference counting of its 67 arguments
 def _forward_work(
     x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
     k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
     w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
     extra, qdd_col, base_quat, need, rot_id, xdot, P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu,
-    acc, Sm, Um, Jm, uum,
+    acc, Sm, Um, Jm, uum, w3, w33, w6, w66, w63, scratch,
 ):
     # subnormal numbers flushed to zero while the sweeps of a large model run (kernel_fp;
     # FTZ_BODIES)
@@ -136,37 +143,36 @@ def _forward_work(
         k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
         w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
         extra, qdd_col, base_quat, need, rot_id, xdot, P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu,
-        acc, Sm, Um, Jm, uum)
+        acc, Sm, Um, Jm, uum, w3, w33, w6, w66, w63, scratch)
     if flush:
         kfp.fp_leave(old)
     return status
 
 
-@_jit()
+@_jit(_nrt=False)
 def _forward_states(
     x, u, kind, parent, q_index, qd_index, base, tau_col, S, axis, R0, off, D, K, K2,
     k_s, d_s, rest, g, euler_axes, l_body, l_point, l_force, l_torque, l_damp, l_body_frame,
     w_body, w_point, w_body_frame, w_col, lp_a, lp_b, lp_pa, lp_pb, lp_k, lp_d, nd, a1c,
     extra, qdd_col, base_quat, need, rot_id, xdot, P, r, tw, c, XA, dsh, gb, IA, pA, U, J, uu,
-    acc, Sm, Um, Jm, uum,
+    acc, Sm, Um, Jm, uum, w3, w33, w6, w66, w63, scratch,
 ):
-    # per-body work arrays (P … uum): the caller's (every entry read is written first).
-    # Three sweeps per state (kernel_forward, kernel_backward), the loads in between
-    # (kernel_loads); the transform of body i to its parent port is
-    # X = [[XAᵀ, −XAᵀ d̃], [0, XAᵀ]] (XA = P_{a/b}, d = dsh[i]).
-    dt = xdot.dtype
-    w3 = np.zeros((11, 3), dtype=dt)  # the sweeps' scratch arrays, shared
-    w33 = np.zeros((5, 3, 3), dtype=dt)
-    w6 = np.zeros((2, 6), dtype=dt)
-    w66 = np.zeros((2, 6, 6), dtype=dt)
-    w63 = np.zeros((6, 3), dtype=dt)
-    scratch = np.zeros((5, 3, 3), dtype=dt)
-    Gamma = w33[0]
-    theta = w3[0]
+    # work arrays (P … uum per body, then the sweeps' scratch w3 … scratch): the caller's
+    # (every per-body entry read is written first). Three sweeps per state (kernel_forward,
+    # kernel_backward), the loads in between (kernel_loads); the transform of body i to its
+    # parent port is X = [[XAᵀ, −XAᵀ d̃], [0, XAᵀ]] (XA = P_{a/b}, d = dsh[i]).
+    # Compiled without reference counting (_nrt=False), like the sweeps: a reference count is
+    # two atomic operations per array, for the ~60 arguments at every call and for the views
+    # x[m], u[m], xdot[m] at every state (0.6 µs of the balloon's 2.6 µs per state).
+    Gamma = w33[5]  # the free base's Euler Γ, left there by kernel_forward
     n_loads = l_body.shape[0] + w_body.shape[0] + lp_a.shape[0]
     for m in range(x.shape[0]):
         xm = x[m]
         um = u[m]
+        xdm = xdot[m]
+        # the sweeps take the zero of the state's dtype from w6[0, 0] (0.0 * w6[0, 0]): a
+        # finite value, whatever the caller's work arrays held (kernel.workspace reuses them)
+        w6[0, 0] = 0.0
         kf.forward_sweep(xm, kind, parent, q_index, qd_index, base, base_quat, axis, R0, rot_id,
                          off, D, K, K2, g, euler_axes, need, a1c, nd, P, r, tw, c, XA, dsh, gb,
                          IA, pA, Sm, w3, w33, w6, scratch)
@@ -180,26 +186,23 @@ def _forward_states(
         if status >= 0:
             return status
         kb.accel_sweep(xm, um, kind, parent, q_index, qd_index, qdd_col, S, nd, XA, dsh, c, IA,
-                       pA, U, J, uu, acc, Sm, Um, Jm, uum, xdot[m], kj.QUATERNION_GAIN, w3, w6,
+                       pA, U, J, uu, acc, Sm, Um, Jm, uum, xdm, kj.QUATERNION_GAIN, w3, w6,
                        w66)
         if base >= 0:
             for a in range(6):
-                xdot[m, base + a] = acc[0, a]
+                xdm[base + a] = acc[0, a]
             for a in range(3):
-                xdot[m, base + 6 + a] = (P[0, a, 0] * tw[0, 0] + P[0, a, 1] * tw[0, 1]
-                                         + P[0, a, 2] * tw[0, 2])
+                xdm[base + 6 + a] = (P[0, a, 0] * tw[0, 0] + P[0, a, 1] * tw[0, 1]
+                                     + P[0, a, 2] * tw[0, 2])
             if base_quat:
-                kj.quat_rates(xm, base + 9, tw[0, 3], tw[0, 4], tw[0, 5], xdot[m],
+                kj.quat_rates(xm, base + 9, tw[0, 3], tw[0, 4], tw[0, 5], xdm,
                               kj.QUATERNION_GAIN)
             else:
                 for a in range(3):
-                    theta[a] = xm[base + 9 + a]
-                kj.euler(theta, euler_axes, P[0], Gamma, scratch)
-                for a in range(3):
-                    xdot[m, base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
-                                             + Gamma[a, 2] * tw[0, 5])
-        for a in range(xdot.shape[1]):
-            if xdot[m, a] - xdot[m, a] != 0.0:  # NaN or ±inf (real or imaginary part)
+                    xdm[base + 9 + a] = (Gamma[a, 0] * tw[0, 3] + Gamma[a, 1] * tw[0, 4]
+                                         + Gamma[a, 2] * tw[0, 5])
+        for a in range(xdm.shape[0]):
+            if xdm[a] - xdm[a] != 0.0:  # NaN or ±inf (real or imaginary part)
                 return NONFINITE
     return -1
 
@@ -281,10 +284,11 @@ _KEPT = 2  # work-array sets kept per thread (the latest sizes)
 
 
 def workspace(n: int, dtype: Any) -> tuple[np.ndarray, ...]:
-    """The kernel's per-body work arrays for ``n`` bodies (about 1.2 kB per body), kept from
+    """The kernel's work arrays for ``n`` bodies (about 1.2 kB per body), kept from
     call to call in the calling thread: a large model's evaluation then neither allocates
     nor touches fresh memory (page faults: half the time of an evaluation of 10⁴ bodies
-    otherwise). The kernel writes every entry before reading it.
+    otherwise). The kernel writes every per-body entry before reading it; the sweeps'
+    scratch arrays (:data:`WORK_SHAPES`) come last.
 
     Parameters
     ----------
@@ -304,7 +308,8 @@ def workspace(n: int, dtype: Any) -> tuple[np.ndarray, ...]:
     key = (n, np.dtype(dtype).str)
     work = kept.pop(key, None)
     if work is None:
-        work = tuple(np.zeros((n, *shape), dtype=dtype) for shape in WORK_SHAPES)
+        work = tuple(np.zeros(tuple(n if d is None else d for d in shape), dtype=dtype)
+                     for shape in WORK_SHAPES)
         while len(kept) >= _KEPT:
             kept.pop(next(iter(kept)))
     kept[key] = work  # the most recent last

@@ -2,11 +2,11 @@
 of all its modules together.
 
 numba keys a cached function by its own source file (a hash of that file): a cached
-``kernel._forward_work``, which inlines the sweeps of :mod:`kernel_forward`,
-:mod:`kernel_backward` and :mod:`kernel_loads` and calls :mod:`kernel_joints`, would stay in
-use after an edit of those modules alone, silently running the old code. :func:`install`
-puts cache locators ahead of numba's own that key the functions of these files by the
-digest of all of them, so an edit of any one recompiles the kernel once.
+``kernel._forward_work``, whose compiled code links the sweeps of :mod:`kernel_forward`,
+:mod:`kernel_backward`, :mod:`kernel_loads` and the joint laws of :mod:`kernel_joints`,
+would stay in use after an edit of those modules alone, silently running the old code.
+:func:`install` puts cache locators ahead of numba's own that key the functions of these
+files by the digest of all of them, so an edit of any one recompiles the kernel once.
 """
 
 from __future__ import annotations

@@ -38,10 +38,11 @@ def forward_sweep(xm, kind, parent, q_index, qd_index, base, base_quat, axis, R0
                   w3, w33, w6, scratch):
     """Root to tips for the state ``xm``: writes ``XA``, ``dsh``, ``tw``, ``c``, ``gb``,
     ``pA`` (``C(x') D x' − D [g_b; 0]``, before the external loads), ``IA = D``, and ``P``,
-    ``r`` for the bodies of ``need`` (and a free base). ``w3`` (≥ 11, 3), ``w33`` (≥ 4, 3,
+    ``r`` for the bodies of ``need`` (and a free base). ``w3`` (≥ 11, 3), ``w33`` (≥ 6, 3,
     3), ``w6`` (≥ 1, 6), ``scratch`` (5, 3, 3): the caller's scratch arrays, indexed in
     place (a view would cost a reference count): ``w33[0]`` the joint rotation ``A``,
-    ``[1]``, ``[2]`` factors ``E``, ``F`` of it, ``[3]`` Euler's ``Γ``; ``w3[0]`` Euler
+    ``[1]``, ``[2]`` factors ``E``, ``F`` of it, ``[5]`` the free base's Euler ``Γ`` (left
+    there for the kernel's attitude rates: no other sweep writes ``w33[5]``); ``w3[0]`` Euler
     angles, ``[1]``, ``[2]``, ``[3]`` the parent's linear and angular velocity at the port
     and gravity, ``[4]``, ``[5]`` the body's ``v``, ``ω``, ``[6]`` the joint rate ``ν``,
     ``[7]`` ``Ṡ ν``, ``[8]``, ``[9]`` the linear and angular parts of ``c``, ``[10]`` a
@@ -59,7 +60,7 @@ def forward_sweep(xm, kind, parent, q_index, qd_index, base, base_quat, axis, R0
             if base_quat:
                 kj.quat_dcm(xm, base + 9, P[i])
             else:
-                kj.euler(w3[0], euler_axes, P[i], w33[3], scratch)
+                kj.euler(w3[0], euler_axes, P[i], w33[5], scratch)
             for a in range(3):
                 gb[i, a] = P[i, 0, a] * g[0] + P[i, 1, a] * g[1] + P[i, 2, a] * g[2]
                 dsh[i, a] = zero

@@ -118,7 +118,7 @@ def rates(kind, xm, qdi, S, wr, sdot):
             sdot[a] = 0.0 * wr[0]
         return
     for a in range(3):
-        s = 0.0 * wr[0]
+        s = 0.0 * S[3, 1]  # a zero of the state's dtype (S[3, 1] = a2[0], written by pose)
         for b in range(2):
             s += S[3 + a, b] * xm[qdi + b]
         wr[a] = s

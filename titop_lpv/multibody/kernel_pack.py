@@ -42,10 +42,10 @@ FIELDS = (
     ("nd", "i1"), ("a1c", "f2"), ("extra", "f2"), ("qdd_col", "i1"), ("base_quat", "bool"),
     ("need", "b1"), ("rot_id", "b1"),
 )
-# the work arrays of kernel._forward_work after xdot (their shapes after the bodies axis:
-# kernel.WORK_SHAPES)
+# the work arrays of kernel._forward_work after xdot (their shapes, None for the number of
+# bodies: kernel.WORK_SHAPES): per body, then the sweeps' scratch arrays
 WORK_FIELDS = ("P", "r", "tw", "c", "XA", "dsh", "gb", "IA", "pA", "U", "J", "uu", "acc", "Sm",
-               "Um", "Jm", "uum")
+               "Um", "Jm", "uum", "w3", "w33", "w6", "w66", "w63", "scratch")
 
 _DEFINED = threading.Event()
 _LOCK = threading.Lock()
@@ -98,7 +98,7 @@ def _define() -> None:
 
         pack_type = space["KernelPackType"](tuple((n, numba_type(c)) for n, c in FIELDS))
         work_type = space["KernelWorkType"](tuple(
-            (n, types.Array(types.float64, 1 + len(shape), "C"))
+            (n, types.Array(types.float64, len(shape), "C"))
             for n, shape in zip(WORK_FIELDS, kernel.WORK_SHAPES, strict=True)))
         vector = types.Array(types.float64, 1, "C")
         space.update(structref=sr, PACK_TYPE=pack_type, WORK_TYPE=work_type,
@@ -179,6 +179,12 @@ def _new_work(n):
     w.Um = np.zeros((n, 6, 3))
     w.Jm = np.zeros((n, 3, 3))
     w.uum = np.zeros((n, 3))
+    w.w3 = np.zeros((11, 3))
+    w.w33 = np.zeros((6, 3, 3))
+    w.w6 = np.zeros((2, 6))
+    w.w66 = np.zeros((2, 6, 6))
+    w.w63 = np.zeros((6, 3))
+    w.scratch = np.zeros((5, 3, 3))
     return w
 
 
@@ -213,7 +219,8 @@ def forward_one(x, u, p, w, xdot):
         p.l_damp, p.l_body_frame, p.w_body, p.w_point, p.w_body_frame, p.w_col, p.lp_a,
         p.lp_b, p.lp_pa, p.lp_pb, p.lp_k, p.lp_d, p.nd, p.a1c, p.extra, p.qdd_col,
         p.base_quat, p.need, p.rot_id, xdot.reshape((1, n)), w.P, w.r, w.tw, w.c, w.XA,
-        w.dsh, w.gb, w.IA, w.pA, w.U, w.J, w.uu, w.acc, w.Sm, w.Um, w.Jm, w.uum)
+        w.dsh, w.gb, w.IA, w.pA, w.U, w.J, w.uu, w.acc, w.Sm, w.Um, w.Jm, w.uum, w.w3, w.w33,
+        w.w6, w.w66, w.w63, w.scratch)
     if flush:
         kfp.fp_leave(old)
     return status
