@@ -9,8 +9,13 @@ state (angles in [−π, π], rates in [−1, 1]). Rows:
   route of ``titop_lpv/multibody/derivatives_kernel.py`` (one compiled call: derivatives of
   the Newton–Euler recursion in the world frame, ``M⁻¹`` by the articulated-body recursion;
   O(N²), no dense solve);
-* ``kernel``: that route alone (``derivatives_kernel.jacobian_matrix``: ``[A B]`` and ``ẋ``,
-  without ``tl.jacobians``' argument checks and the assembly of its result);
+  the common call (a float64 state, default parameters) takes the fast route of
+  ``titop_lpv/analysis/jacobians_fast.py``: the compiled entry point directly, the kernel's
+  model arguments kept per parameter vector;
+* ``sweep``: the compiled kernel alone (its numba entry point called on kept arrays: the
+  unboxing of its 13 arguments included), what the fast route adds to it is the rest;
+* ``kernel``: the general route's call (``derivatives_kernel.jacobian_matrix``: ``[A B]``
+  and ``ẋ`` after a look-up of the parameters, through numba's type dispatch);
 * ``tl.jacobians(model, x)``: the same plus the outputs' ``C`` and ``D`` (the chain's
   default sensors, by the complex step);
 * ``pin.computeABADerivatives(model, data, q, v, tau)``: ``∂q̈/∂q``, ``∂q̈/∂v`` and ``M⁻¹``
@@ -124,8 +129,17 @@ def main(argv: list[str] | None = None) -> int:
                                derivatives_kernel.jacobian_matrix(m, s, u, p))["best"]
         else:  # not eligible, or not compiled yet (complex-step route)
             t_kernel = None
+        found = derivatives_kernel.entry_point(model, model.physics(p))
+        t_sweep = None
+        if found is not None:
+            entry, const = found
+            J, xd = np.zeros((x.size, x.size + u.size)), np.zeros(x.size)
+            no_dtau = np.zeros((4, 1, 1))
+            t_sweep = measure(lambda e=entry, c=const, s=x, u=u, J=J, xd=xd, d=no_dtau:
+                              e(*c, s, u, xd, J, xd, d, 0))["best"]
         t_all = measure(lambda m=model, s=x: tl.jacobians(m, s))["best"]
         row: dict[str, Any] = {"N": n, "jacobians_dynamics_s": t_dyn, "kernel_s": t_kernel,
+                               "sweep_s": t_sweep,
                                "jacobians_with_outputs_s": t_all, "pin_s": None,
                                "pin_rel_diff": None, "n_outputs": model.n_outputs}
         gb = PIN_DATA_BYTES_PER_NV3 * n**3 / 1e9
@@ -142,17 +156,18 @@ def main(argv: list[str] | None = None) -> int:
     e_pin = exponents(sizes, [r["pin_s"] for r in rows])
     print(f"titop_lpv {tl.__version__}, Python {platform.python_version()}, "
           f"numpy {np.__version__}, {platform.machine()}")
-    header = ("N", "jacobians (A, B)", "exp", "kernel", "with C, D", "pin ABA derivatives",
-              "exp", "ratio", "kernel ratio", "|Δ| rel")
+    header = ("N", "jacobians (A, B)", "exp", "sweep", "kernel", "with C, D",
+              "pin ABA derivatives", "exp", "ratio", "sweep ratio", "|Δ| rel")
     print(" | ".join(header))
     for r, ed, ep in zip(rows, e_dyn, e_pin):
         ratio = (f"{r['jacobians_dynamics_s'] / r['pin_s']:.1f}x" if r["pin_s"] else "-")
-        k_ratio = (f"{r['kernel_s'] / r['pin_s']:.1f}x" if r["pin_s"] and r["kernel_s"]
+        k_ratio = (f"{r['sweep_s'] / r['pin_s']:.1f}x" if r["pin_s"] and r["sweep_s"]
                    else "-")
         diff = f"{r['pin_rel_diff']:.1e}" if r["pin_rel_diff"] is not None else (
             r.get("pin_skipped", "-"))
         print(" | ".join((str(r["N"]), fmt_time(r["jacobians_dynamics_s"]), ed,
-                          fmt_time(r["kernel_s"]), fmt_time(r["jacobians_with_outputs_s"]),
+                          fmt_time(r["sweep_s"]), fmt_time(r["kernel_s"]),
+                          fmt_time(r["jacobians_with_outputs_s"]),
                           fmt_time(r["pin_s"]), ep, ratio, k_ratio, diff)))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

@@ -50,6 +50,7 @@ from .arguments import (
 )
 from .attitude_error import attitude_error_map, quaternion_starts
 from .complex_step import STEP, finite, perturbed, real_vector
+from .jacobians_fast import fast_jacobians
 from .operating_point import OperatingPoint
 from .statespace_clone import clone_statespace
 
@@ -98,7 +99,9 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
     dynamics (and one of the outputs); parameter sensitivities, when asked, through one more.
     A fixed-base tree of revolute and prismatic joints without loads, loops or driven
     joints takes ``A`` and ``B`` from the analytic derivatives of the Newton–Euler recursion
-    (:func:`~titop_lpv.multibody.derivatives_kernel.jacobian_matrix`) once it is compiled.
+    (:func:`~titop_lpv.multibody.derivatives_kernel.jacobian_matrix`) once it is compiled,
+    and without outputs or sensitivities, for float64 arrays, runs that kernel directly
+    (:mod:`~titop_lpv.analysis.jacobians_fast`: ``C``, ``D``, ``y0`` shared, empty, read-only).
 
     Parameters
     ----------
@@ -131,6 +134,10 @@ def jacobians(model: Model, x: Any, u: Any = None, params: Any = None, *,
     LinearizationError
         A derivative that is NaN or infinite (the column's state or input named).
     """
+    if outputs is False and parameters is False:  # the common call: jacobians_fast.py
+        fast = fast_jacobians(model, x, u, params, Jacobians)
+        if fast is not None:
+            return fast
     x = real_vector(x, "x", model.state_names, "state")
     n_x, n_u = model.n_states, model.n_inputs
     u = np.zeros(n_u) if u is None else real_vector(u, "u", model.input_names, "input")

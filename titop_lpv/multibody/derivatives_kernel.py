@@ -49,8 +49,8 @@ from .joints import PRISMATIC, REVOLUTE, WELD
 from .tables import Physics
 from .tree import Tree
 
-__all__ = ["eligible", "forward_jacobians", "jacobian_matrix", "load_cached", "ready",
-           "tangent_sweep"]
+__all__ = ["eligible", "entry_point", "forward_jacobians", "jacobian_matrix", "load_cached",
+           "ready", "tangent_sweep"]
 
 _KERNEL: dict[str, Any] = {}
 
@@ -255,6 +255,41 @@ def forward_jacobians(model: Tree, ph: Physics, x: np.ndarray, u: np.ndarray
 
 
 _NO_DTAU = np.zeros((4, 1, 1))
+
+
+def entry_point(model: Tree, ph: Physics) -> tuple[Any, tuple[Any, ...]] | None:
+    """The kernel's compiled entry point and its model arguments for one :class:`Physics`,
+    for a caller that runs it directly (:mod:`~titop_lpv.multibody.derivatives_call`).
+
+    ``entry(*args, x, u, xdot, J, xdot, dtau, 0)`` fills ``J = [A B]`` (zero on entry) and
+    ``ẋ`` and returns the status (0: every entry of ``x``, ``u``, ``J`` and ``ẋ`` finite).
+    The entry point does not check types: ``x``, ``u`` and ``xdot`` must be C-contiguous,
+    aligned, writable 1-D float64 arrays, ``J`` 2-D and ``dtau`` 3-D ones.
+
+    Parameters
+    ----------
+    model : Tree
+        A model for which :func:`eligible` holds.
+    ph : Physics
+        Its physical data for one real parameter vector.
+
+    Returns
+    -------
+    (callable, tuple) or None
+        The entry point and the model arguments (read only by the kernel; they must not be
+        written), or None while the kernel is not :func:`ready`.
+    """
+    if not ready(len(model.body_names)):
+        return None
+    const = model.memo("derivatives_kernel", ph, lambda: _constants(model, ph))
+    args = tuple(const[:-1])
+    if _KERNEL.get("entry") is None:  # one call compiles or loads it, and finds its entry
+        n_x, n_u = model.n_states, model.n_inputs
+        J = np.zeros((n_x, n_x + n_u))
+        _run((*args, np.zeros(n_x), np.zeros(n_u), np.zeros(n_x), J, np.zeros(n_x),
+              _NO_DTAU, 0))
+    entry = _KERNEL.get("entry")
+    return None if entry is None else (entry, args)
 
 
 def jacobian_matrix(model: Tree, x: np.ndarray, u: np.ndarray, p: np.ndarray
