@@ -30,69 +30,54 @@ JIT = {name: {"_nrt": False} for name in ("to_parent", "backward_sweep", "accel_
 
 
 def to_parent(w66, w6, w33, XA, dsh, i, IA, pA, p):
-    """``Â_p += Xᵀ Ia X``, ``p̂_p += Xᵀ pa`` with ``X = [[Aᵀ, −Aᵀ d̃], [0, Aᵀ]]``,
-    ``A = XA[i]``, ``d = dsh[i]``: the blocks of ``Ia = [[M, H], [Hᵀ, N]]`` rotated into the
-    parent frame (``M' = A M Aᵀ``, ``H' = A H Aᵀ``, ``N' = A N Aᵀ``), then shifted to the
-    parent's origin: ``[[M', T], [Tᵀ, N' + d̃ T + (d̃ H')ᵀ]]`` with ``T = H' − M' d̃``
-    (``Ia`` symmetric: upper triangles computed). ``Ia = w66[0]`` (overwritten by ``M'``,
-    ``H'``, ``N'``), ``pa = w6[0]``; scratch: ``w66[1]`` (``A M``, ``A H`` above ``A Hᵀ``,
-    ``A N``), ``w33[0]`` (``T``), ``w6[1]`` (``A f``, ``A τ``)."""
-    for a in range(3):
-        for b in range(6):
-            w66[1, a, b] = (XA[i, a, 0] * w66[0, 0, b] + XA[i, a, 1] * w66[0, 1, b]
-                            + XA[i, a, 2] * w66[0, 2, b])
-            w66[1, 3 + a, b] = (XA[i, a, 0] * w66[0, 3, b] + XA[i, a, 1] * w66[0, 4, b]
-                                + XA[i, a, 2] * w66[0, 5, b])
-    for a in range(3):
-        for b in range(3):
-            w66[0, a, 3 + b] = (w66[1, a, 3] * XA[i, b, 0] + w66[1, a, 4] * XA[i, b, 1]
-                                + w66[1, a, 5] * XA[i, b, 2])
-            if b >= a:
-                s = (w66[1, a, 0] * XA[i, b, 0] + w66[1, a, 1] * XA[i, b, 1]
-                     + w66[1, a, 2] * XA[i, b, 2])
-                w66[0, a, b] = s
-                w66[0, b, a] = s
-                s = (w66[1, 3 + a, 3] * XA[i, b, 0] + w66[1, 3 + a, 4] * XA[i, b, 1]
-                     + w66[1, 3 + a, 5] * XA[i, b, 2])
-                w66[0, 3 + a, 3 + b] = s
-                w66[0, 3 + b, 3 + a] = s
+    """``Â_p += Xᵀ Ia X``, ``p̂_p += Xᵀ pa`` with ``X = [[Aᵀ, B], [0, Aᵀ]]``,
+    ``A = XA[i]``, ``B = −Aᵀ d̃`` (``d = dsh[i]``; its zero block skipped). Scratch: ``Ia = w66[0]``,
+    ``IaX = w66[1]``, ``pa = w6[0]``, ``B = w33[0]``."""
     d0, d1, d2 = dsh[i, 0], dsh[i, 1], dsh[i, 2]
-    for a in range(3):  # T = H' − M' d̃ (row a of M' d̃: M'[a] × d)
-        w33[0, a, 0] = w66[0, a, 3] - (w66[0, a, 1] * d2 - w66[0, a, 2] * d1)
-        w33[0, a, 1] = w66[0, a, 4] - (w66[0, a, 2] * d0 - w66[0, a, 0] * d2)
-        w33[0, a, 2] = w66[0, a, 5] - (w66[0, a, 0] * d1 - w66[0, a, 1] * d0)
-    for a in range(3):
+    for b in range(3):
+        w33[0, b, 0] = -(XA[i, 1, b] * d2 - XA[i, 2, b] * d1)
+        w33[0, b, 1] = -(XA[i, 2, b] * d0 - XA[i, 0, b] * d2)
+        w33[0, b, 2] = -(XA[i, 0, b] * d1 - XA[i, 1, b] * d0)
+    for a in range(6):
         for b in range(3):
-            IA[p, a, b] += w66[0, a, b]
-            IA[p, a, 3 + b] += w33[0, a, b]
-            IA[p, 3 + b, a] += w33[0, a, b]
-    for a in range(3):  # N' + d̃ T + (d̃ H')ᵀ; (d̃ X)[a, b] = (d × X[:, b])[a]
-        for b in range(a, 3):
-            if a == 0:
-                s = d1 * w33[0, 2, b] - d2 * w33[0, 1, b]
-            elif a == 1:
-                s = d2 * w33[0, 0, b] - d0 * w33[0, 2, b]
-            else:
-                s = d0 * w33[0, 1, b] - d1 * w33[0, 0, b]
-            if b == 0:
-                s += d1 * w66[0, 2, 3 + a] - d2 * w66[0, 1, 3 + a]
-            elif b == 1:
-                s += d2 * w66[0, 0, 3 + a] - d0 * w66[0, 2, 3 + a]
-            else:
-                s += d0 * w66[0, 1, 3 + a] - d1 * w66[0, 0, 3 + a]
-            s += w66[0, 3 + a, 3 + b]
-            IA[p, 3 + a, 3 + b] += s
+            s = 0.0 * w6[0, 0]
+            for e in range(3):
+                s += w66[0, a, e] * XA[i, b, e]
+            w66[1, a, b] = s
+            s = 0.0 * w6[0, 0]
+            for e in range(3):
+                s += w66[0, a, e] * w33[0, e, b]
+            for e in range(3):
+                s += w66[0, a, 3 + e] * XA[i, b, e]
+            w66[1, a, 3 + b] = s
+    for a in range(3):
+        for b in range(a, 6):
+            s = 0.0 * w6[0, 0]
+            for e in range(3):
+                s += XA[i, a, e] * w66[1, e, b]
+            IA[p, a, b] += s
             if b != a:
-                IA[p, 3 + b, 3 + a] += s
-    for a in range(3):  # [A f; A τ + d × A f]
-        w6[1, a] = XA[i, a, 0] * w6[0, 0] + XA[i, a, 1] * w6[0, 1] + XA[i, a, 2] * w6[0, 2]
-        w6[1, 3 + a] = XA[i, a, 0] * w6[0, 3] + XA[i, a, 1] * w6[0, 4] + XA[i, a, 2] * w6[0, 5]
-    pA[p, 0] += w6[1, 0]
-    pA[p, 1] += w6[1, 1]
-    pA[p, 2] += w6[1, 2]
-    pA[p, 3] += w6[1, 3] + d1 * w6[1, 2] - d2 * w6[1, 1]
-    pA[p, 4] += w6[1, 4] + d2 * w6[1, 0] - d0 * w6[1, 2]
-    pA[p, 5] += w6[1, 5] + d0 * w6[1, 1] - d1 * w6[1, 0]
+                IA[p, b, a] += s
+        s = 0.0 * w6[0, 0]
+        for e in range(3):
+            s += XA[i, a, e] * w6[0, e]
+        pA[p, a] += s
+    for a in range(3):
+        for b in range(3 + a, 6):
+            s = 0.0 * w6[0, 0]
+            for e in range(3):
+                s += w33[0, e, a] * w66[1, e, b]
+            for e in range(3):
+                s += XA[i, a, e] * w66[1, 3 + e, b]
+            IA[p, 3 + a, b] += s
+            if b != 3 + a:
+                IA[p, b, 3 + a] += s
+        s = 0.0 * w6[0, 0]
+        for e in range(3):
+            s += w33[0, e, a] * w6[0, e]
+        for e in range(3):
+            s += XA[i, a, e] * w6[0, 3 + e]
+        pA[p, 3 + a] += s
 
 
 def backward_sweep(xm, um, kind, parent, q_index, qd_index, tau_col, qdd_col, S, k_s, d_s,
@@ -251,17 +236,11 @@ def backward_sweep(xm, um, kind, parent, q_index, qd_index, tau_col, qdd_col, S,
             if Ji.real <= 0.0:
                 return i
             uu[i] = tq - sp
-            # Â − U Uᵀ / J: symmetric, its upper triangle computed (one division, not 36)
-            inv = 1.0 / Ji
             for a in range(6):
-                ua = U[i, a] * inv
-                for b in range(a, 6):
-                    s = IA[i, a, b] - ua * U[i, b]
-                    w66[0, a, b] = s
-                    w66[0, b, a] = s
-            uj = uu[i] * inv
+                for b in range(6):
+                    w66[0, a, b] = IA[i, a, b] - U[i, a] * U[i, b] / Ji
             for a in range(6):
-                s = pA[i, a] + U[i, a] * uj
+                s = pA[i, a] + U[i, a] * uu[i] / Ji
                 for b in range(6):
                     s += w66[0, a, b] * c[i, b]
                 w6[0, a] = s
