@@ -337,10 +337,10 @@ def compile_fused(model: Tree) -> bool | None:
     """
     ph = model.physics()
     x, u = np.asarray(model.default_state(), dtype=float), np.zeros(model.n_inputs)
-    built = _build(model, ph, x, u, True)
+    built = _build(model, ph, x, u, False)
     if not isinstance(built, Plan) or built.sdata is None:
         return None
-    if built.fused is not None:
+    if _fuse(built, False).fused is not None:  # compiled in this process or in the cache
         return True
     return None if _fuse(built, True).fused is None else False
 
