@@ -20,6 +20,7 @@ from pathlib import Path
 import models
 import numpy as np
 import pytest
+from reference_jacobians import complex_step_ab
 
 import titop_lpv as tl
 from titop_lpv.multibody import derivatives_kernel as dk
@@ -40,25 +41,12 @@ def _random_point(model: tl.Model, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return rng.uniform(-1.5, 1.5, model.n_states), rng.uniform(-2.0, 2.0, model.n_inputs)
 
 
-def _complex_step(model: tl.Model, x: np.ndarray, u: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """A and B by the complex step through ``model.dynamics`` itself (not ``tl.jacobians``,
-    which takes the analytic route once the kernel is compiled)."""
-    n_x, n_u, h = x.size, u.size, 1e-30
-    X = np.tile(x.astype(complex), (n_x + n_u, 1))
-    U = np.tile(u.astype(complex), (n_x + n_u, 1))
-    X[np.arange(n_x), np.arange(n_x)] += 1j * h
-    U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * h
-    J = model.dynamics(0.0, X, U, None).imag.T / h
-    return J[:, :n_x], J[:, n_x:]
-
-
 def _check_against_complex_step(model: tl.Model, x: np.ndarray, u: np.ndarray,
                                 what: str) -> None:
     """[A B] and ẋ of the compiled derivatives against the complex step and the forward
     dynamics (both from the forward-dynamics kernel, an independent route)."""
     J, xdot = dk.forward_jacobians(model, model.physics(None), x, u)
-    A, B = _complex_step(model, x, u)
+    A, B = complex_step_ab(model, x, u)
     n_x = model.n_states
     assert J.shape == (n_x, n_x + model.n_inputs)
     scale = max(1.0, float(np.max(np.abs(A))), float(np.max(np.abs(B), initial=0.0)))
@@ -142,7 +130,7 @@ def test_jacobian_matrix_entry_point() -> None:
     p = model.param_vector(None)
     J, xdot = dk.jacobian_matrix(model, x, u, p)
     A, B = J[:, :x.size], J[:, x.size:]
-    refA, refB = _complex_step(model, x, u)
+    refA, refB = complex_step_ab(model, x, u)
     f = model.dynamics(0.0, x, u, p)
     assert np.allclose(xdot, f, rtol=0.0, atol=1e-12 * max(1.0, float(np.max(np.abs(f)))))
     assert np.allclose(A, refA, rtol=0.0, atol=RTOL * max(1.0, float(np.max(np.abs(refA)))))

@@ -20,6 +20,7 @@ from pathlib import Path
 import models
 import numpy as np
 import pytest
+from reference_jacobians import complex_step_ab
 
 import titop_lpv as tl
 from titop_lpv.multibody import derivatives_call
@@ -49,17 +50,6 @@ def _call(model: tl.Model) -> derivatives_call.JacobianCall:
     return model.memo("jacobian_call", None, lambda: None)
 
 
-def _complex_step(model: tl.Model, x: np.ndarray, u: np.ndarray, p: object
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    n_x, n_u, h = x.size, u.size, 1e-30
-    X = np.tile(x.astype(complex), (n_x + n_u, 1))
-    U = np.tile(u.astype(complex), (n_x + n_u, 1))
-    X[np.arange(n_x), np.arange(n_x)] += 1j * h
-    U[n_x + np.arange(n_u), np.arange(n_u)] += 1j * h
-    J = model.dynamics(0.0, X, U, p).imag.T / h
-    return J[:, :n_x], J[:, n_x:]
-
-
 @pytest.fixture(scope="module")
 def tree() -> tl.Model:
     """A random fixed-base tree with springs, dampers, two actuated joints and parameters."""
@@ -84,7 +74,7 @@ def test_fast_route_equals_general_route_and_complex_step(tree):
         ref = tl.jacobians(tree, list(x), list(u), params, outputs=False)  # general route
         for name in ("A", "B", "f0"):
             np.testing.assert_array_equal(getattr(fast, name), getattr(ref, name), name)
-        A, B = _complex_step(tree, x, u, params)
+        A, B = complex_step_ab(tree, x, u, params)
         scale = max(1.0, float(np.max(np.abs(A))), float(np.max(np.abs(B))))
         assert np.max(np.abs(fast.A - A)) <= RTOL * scale
         assert np.max(np.abs(fast.B - B)) <= RTOL * scale
@@ -171,7 +161,7 @@ def test_models_it_cannot_express_take_the_general_route():
         x[model.state_index("b0_qw")] = 1.0
     J = tl.jacobians(model, x, outputs=False)
     assert _call(model).route(model, x, None, None) is None
-    A, _ = _complex_step(model, x, np.zeros(model.n_inputs), None)
+    A, _ = complex_step_ab(model, x, np.zeros(model.n_inputs), None)
     assert np.max(np.abs(J.A - A)) <= RTOL * max(1.0, float(np.max(np.abs(A))))
 
 
