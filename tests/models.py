@@ -642,3 +642,15 @@ def random_config(desc: Desc, seed: int) -> dict[str, Any]:
         elif kind != "weld":
             raise ValueError(f"body {name!r}: unknown joint type {kind!r}")
     return config
+
+
+def free_tree_with_sensors(seed: int, n: int = 5) -> Desc:
+    """``random_tree(seed, n, "free")`` with sensors that read a position, a body-frame
+    velocity and an acceleration (the sensor kernel then needs the state derivatives)."""
+    desc = random_tree(seed, n, "free")
+    names = [b["name"] for b in desc["bodies"]]
+    desc["outputs"] = [{"type": "position", "body": names[-1], "point": "com"},
+                       {"type": "velocity", "body": names[1], "point": "com",
+                        "frame": "body"},
+                       {"type": "acceleration", "body": names[-1], "point": "com"}]
+    return desc

@@ -13,14 +13,14 @@ against the joint laws at those accelerations, and its mass matrix equal the pac
 
 from __future__ import annotations
 
-import sys
-import warnings
 from pathlib import Path
 
 import models
 import numpy as np
 import pytest
+from reference_jacobians import chain_description as _chain
 from reference_jacobians import complex_step_ab
+from reference_jacobians import load_quiet as _load
 
 import titop_lpv as tl
 from titop_lpv.multibody import derivatives_kernel as dk
@@ -28,12 +28,6 @@ from titop_lpv.multibody.inverse_dynamics import mass_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 RTOL = 1e-11  # relative to the largest entry of [A B]
-
-
-def _load(desc: dict) -> tl.Model:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", tl.TitopWarning)
-        return tl.load_model(desc)
 
 
 def _random_point(model: tl.Model, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -54,15 +48,6 @@ def _check_against_complex_step(model: tl.Model, x: np.ndarray, u: np.ndarray,
     assert np.max(np.abs(J[:, n_x:] - B), initial=0.0) <= RTOL * scale, what
     f = model.dynamics(0.0, x, u, None)
     assert np.max(np.abs(xdot - f)) <= 1e-12 * max(1.0, float(np.max(np.abs(f)))), what
-
-
-def _chain(n: int) -> dict:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from bench_dynamics import chain_description
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return chain_description(n)
 
 
 @pytest.mark.parametrize("seed", range(8))

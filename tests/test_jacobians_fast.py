@@ -13,35 +13,20 @@ its typed errors, naming the state, input, parameter or column at fault.
 from __future__ import annotations
 
 import pickle
-import sys
-import warnings
 from pathlib import Path
 
 import models
 import numpy as np
 import pytest
+from reference_jacobians import chain_description as _chain
 from reference_jacobians import complex_step_ab
+from reference_jacobians import load_quiet as _load
 
 import titop_lpv as tl
 from titop_lpv.multibody import derivatives_call
 
 ROOT = Path(__file__).resolve().parents[1]
 RTOL = 1e-11  # relative to the largest entry of [A B]
-
-
-def _load(desc: dict) -> tl.Model:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", tl.TitopWarning)
-        return tl.load_model(desc)
-
-
-def _chain(n: int) -> dict:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from bench_dynamics import chain_description
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return chain_description(n)
 
 
 def _call(model: tl.Model) -> derivatives_call.JacobianCall:

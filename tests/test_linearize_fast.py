@@ -290,12 +290,8 @@ def test_base_position_rows_skipped_exactly(seed):
     sensors added: the batch without the base-position rows equals the full batch exactly;
     with a loop closure or a fixed base nothing is skipped."""
     import models
-    desc = models.random_tree(seed, 5, "free")
+    desc = models.free_tree_with_sensors(seed)
     names = [b["name"] for b in desc["bodies"]]
-    desc["outputs"] = [{"type": "position", "body": names[-1], "point": "com"},
-                       {"type": "velocity", "body": names[1], "point": "com",
-                        "frame": "body"},
-                       {"type": "acceleration", "body": names[-1], "point": "com"}]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tl.TitopWarning)
         model = tl.load_model(desc)

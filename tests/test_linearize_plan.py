@@ -98,12 +98,7 @@ def test_rows_equal_jacobians_on_random_trees(seed, fused, monkeypatch):
     """Free trees with loads and sensors that read positions, velocities and accelerations
     (the sensor kernel then takes the state derivatives)."""
     import models
-    desc = models.random_tree(seed, 5, "free")
-    names = [b["name"] for b in desc["bodies"]]
-    desc["outputs"] = [{"type": "position", "body": names[-1], "point": "com"},
-                       {"type": "velocity", "body": names[1], "point": "com",
-                        "frame": "body"},
-                       {"type": "acceleration", "body": names[-1], "point": "com"}]
+    desc = models.free_tree_with_sensors(seed)
     model = _load(desc)
     rng = np.random.default_rng(seed)
     x = model.default_state() + 0.1 * rng.standard_normal(model.n_states)
