@@ -141,3 +141,51 @@ def test_nan_spin_rate_is_a_spec_error():
     with pytest.raises(tl.TrimSpecError, match="rate"):
         tl.trim(model, ["panel_q"], kind="spin",
                 spin={"body": "hub", "axis": [0, 0, 1], "rate": float("nan")})
+
+
+FOUR_BAR = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples" / "four_bar.toml"
+
+
+def test_a_stiff_loop_trims_to_its_rounding_floor_on_every_kernel():
+    """The four-bar closed by a 1e8 N/m loop spring resolves its accelerations only to about
+    1e-7 m/s² (ε × 1 m of position rounding × the spring): its best residual was 1.6e-13 on
+    one BLAS kernel and 4.1e-10 > 1e-10 on another. Asking for 1e-16, which no kernel
+    reaches, the trim raises the tolerance to the rounding floor, says so, and the point is
+    the equilibrium: the loop spring carries the coupler's weight with the crank and rocker
+    angles equal (the parallelogram) to the floor's resolution."""
+    from titop_lpv.analysis import trim_solver as ts
+
+    model = tl.load_model(FOUR_BAR)
+    op = tl.trim(model, free=["crank_q", "coupler_q", "rocker_q"],
+                 params={"k_loop": 1e8, "d_loop": 0.0}, tol=1e-16)
+    assert op.success and "raised to" in op.message and "rounding floor" in op.message
+    assert 1e-9 < op.tolerance < 1e-6 and op.residual_norm <= op.tolerance
+    A = tl.linearize(model, op).A
+    q = [model.state_names.index(n) for n in ("crank_q", "coupler_q", "rocker_q")]
+    J = A[np.ix_([i + 1 for i in q], q)]  # d/dt *_qd against the angles
+    z = op.x[q]
+    eps = np.finfo(float).eps
+    assert op.tolerance == pytest.approx(
+        ts.FLOOR_ULPS * eps * np.max(np.abs(J) @ np.maximum(np.abs(z), 1.0)), rel=1e-6)
+    # hanging straight: crank and rocker angles agree, the coupler does not turn, to the
+    # spring's static deflection (weight / k ≈ 2e-7 m over 0.8 m) and no further
+    assert abs(op["crank_q"] - op["rocker_q"]) < 1e-6
+    assert abs(op["crank_q"] + op["coupler_q"]) < 1e-6
+
+
+def test_the_rounding_floor_does_not_excuse_a_point_that_is_no_equilibrium():
+    """With the crank held at 0.3 rad, the four-bar cannot hang still: the trim fails as
+    before, the floor (~1e-7) far below the residual (~1 rad/s²), and the tolerance quoted is
+    the one applied."""
+    model = tl.load_model(FOUR_BAR)
+    op = tl.trim(model, free=["coupler_q", "rocker_q"], fixed={"crank_q": 0.3},
+                 params={"k_loop": 1e8, "d_loop": 0.0}, strict=False)
+    assert not op.success and op.residual_norm > 1e-3
+    assert op.tolerance < 1e-6
+
+
+def test_an_ordinary_model_keeps_its_tolerance():
+    """A pendulum chain's floor is ~1e-14: a tolerance of 1e-10 is met and left as given."""
+    model = chain(5)
+    op = tl.trim(model, free=[f"l{i}.q" for i in range(5)], x0=start(model, 5, 3, 0.1))
+    assert op.success and op.tolerance == 1e-10 and "raised" not in op.message

@@ -292,9 +292,24 @@ def test_joint_named_like_a_link_warns() -> None:
 
 
 def test_floating_root(tmp_path: Path) -> None:
-    model = tl.load_model(write(tmp_path, ARM), floating=True)
+    """A floating root link needs mass of its own: here the base weighs 3 kg."""
+    text = ARM.replace('<link name="base"/>', link("base", 3.0))
+    model = tl.load_model(write(tmp_path, text), floating=True)
     assert model.floating_base and model.state_names[:3] == ("base_vx", "base_vy", "base_vz")
     assert model.to_dict()["bodies"][0]["joint"] == {"type": "free"}
+    pm = pin.buildModelFromXML(text, pin.JointModelFreeFlyer())
+    assert np.isfinite(model.dynamics(0.0, model.default_state())).all() and pm.nv == 8
+
+
+def test_a_massless_floating_root_on_a_revolute_joint_is_refused(tmp_path: Path) -> None:
+    """ARM's root link is massless and its child turns on a revolute joint: pushed about that
+    axis, the floating base meets no inertia, so its articulated inertia is singular in exact
+    arithmetic (smallest eigenvalue ~1e-17 by rounding, exactly 0 on some BLAS kernels).
+    It is refused on every kernel, naming the base, instead of being accepted where rounding
+    left a tiny pivot and giving accelerations of 1e16."""
+    with pytest.raises(tl.ModelError, match=r"body 'base': the articulated inertia of the "
+                       r"floating base is singular"):
+        tl.load_model(write(tmp_path, ARM), floating=True)
 
 
 @pytest.mark.parametrize(("text", "match"), [

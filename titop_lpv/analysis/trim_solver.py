@@ -24,12 +24,14 @@ from ..exceptions import ParameterError
 from ..model.compiled import Model
 from ..spatial import quaternion
 
-__all__ = ["RANK_TOL", "ROUND", "STEP", "BudgetError", "Evaluator", "Problem", "at_bounds",
-           "bounds", "dependent", "diagnosis", "newton", "rank", "trust_region"]
+__all__ = ["FLOOR_ULPS", "RANK_TOL", "ROUND", "STEP", "BudgetError", "Evaluator", "Problem",
+           "at_bounds", "bounds", "dependent", "diagnosis", "newton", "rank", "rounding_floor",
+           "trust_region"]
 
 STEP = 1e-30  # complex step
 RANK_TOL = 1e-9  # relative threshold on singular values / QR pivots for the numerical rank
 ROUND = 25  # residual evaluations per trust-region round between re-centrings of δr
+FLOOR_ULPS = 4.0  # rounding floor of the residual: this many ulps of the free variables
 
 
 @dataclass
@@ -503,6 +505,48 @@ def rank(J: np.ndarray) -> int:
         return int(np.sum(sv > RANK_TOL * max(float(np.max(sv)), 1e-300)))
     sv = np.linalg.svd(J, compute_uv=False)
     return int(np.sum(sv > RANK_TOL * max(float(sv[0]), 1e-300)))
+
+
+def rounding_floor(prob: Problem, z: np.ndarray, J: np.ndarray) -> float:
+    """The smallest residual that the model's floating-point evaluation can resolve at ``z``.
+
+    Changing each free variable by a few units in the last place (``FLOOR_ULPS`` ulps of
+    ``max(|z_j|, 1)`` for a state or an attitude error — the scale of an angle in radians or
+    a position in metres, below which the recursion's own sums of lengths round — and of
+    ``|z_j|`` for an input or a parameter) moves the residual by up to
+
+        floor_i = FLOOR_ULPS · ε · Σ_j |∂r_i/∂z_j| · s_j,    s_j as above,
+
+    and the evaluation of the residual itself rounds at that size: a stiff element (a
+    1e8 N/m loop spring) turns position rounding into accelerations of ~1e-8 m/s². A residual
+    below ``max_i floor_i`` is an equilibrium to the resolution of double precision: the
+    free variables are within a few ulps of a point where the residual, evaluated exactly,
+    would vanish. A tolerance below it would let the CPU's rounding decide the outcome.
+
+    Parameters
+    ----------
+    prob : Problem
+        The trim problem.
+    z : ndarray (n_free,)
+        The point.
+    J : ndarray (n_equations, n_free)
+        The exact Jacobian of the residual at ``z`` (SI accelerations per unit of each free
+        variable).
+
+    Returns
+    -------
+    float
+        ``max_i floor_i`` (m/s², rad/s²); 0 without free variables, inf where ``J`` is not
+        finite.
+    """
+    if z.size == 0:
+        return 0.0
+    if not np.all(np.isfinite(J)):
+        return float("inf")
+    s = np.array([max(abs(v), 1.0) if kind in ("x", "r") else abs(v)
+                  for v, (kind, _) in zip(z, prob.where)])
+    eps = float(np.finfo(float).eps)
+    return float(FLOOR_ULPS * eps * np.max(np.abs(J) @ s, initial=0.0))
 
 
 def diagnosis(status: str, r: np.ndarray, J: np.ndarray, max_nfev: int) -> str:

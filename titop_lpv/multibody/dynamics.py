@@ -215,6 +215,7 @@ def _forward(model: Tree, x: np.ndarray, u: Any, ph: Physics) -> Kinematics:
     for i in range(n):
         kind = model.kind[i]
         if kind == FREE:
+            kin.IA_base = IA[i]
             try:
                 acc[i] = np.linalg.solve(IA[i], -pA[i][..., None])[..., 0]
             except np.linalg.LinAlgError as err:
@@ -587,9 +588,19 @@ def joint_inertia_problems(model: Tree, rtol: float = 1e-12) -> list[str]:
         kin = _forward(model, model.default_state(), None, ph)
     except DynamicsError as err:
         return [str(err)]
-    return [
+    problems = [
         f"body {model.body_names[i]!r}: the joint has zero apparent inertia J_r = {J:.3g} "
         "(eq. 20): the body and its subtree have no mass or inertia along the joint axis"
         for i, J in enumerate(kin.J)
         if J is not None and float(np.real(J)) <= rtol * scale
     ]
+    if kin.IA_base is not None:  # singular in exact arithmetic: rounding decides the solve
+        low = float(np.linalg.eigvalsh(np.real(kin.IA_base))[0])
+        if low <= rtol * scale:
+            base = model.body_names[int(np.flatnonzero(model.kind == FREE)[0])]
+            problems.append(
+                f"body {base!r}: the articulated inertia "
+                f"of the floating base is singular (smallest eigenvalue {low:.3g} <= "
+                f"{rtol:g} x {scale:.3g}): a massless base whose subtree moves freely "
+                "relative to it along some direction (massless tree?)")
+    return problems

@@ -67,6 +67,9 @@ class Kinematics:
         Their accelerations ``ν̇`` (..., n_d) (forward dynamics).
     tau : dict, optional
         The driving force/torque of each driven joint (forward dynamics).
+    IA_base : ndarray (..., 6, 6), optional
+        Articulated inertia of the floating base at its origin, body frame (forward
+        dynamics; ``None`` for a fixed base).
     """
 
     P: list[Any]
@@ -87,6 +90,7 @@ class Kinematics:
     w_rel: dict[int, Any] | None = None
     qdd_multi: dict[int, Any] | None = None
     tau: dict[int, Any] | None = None
+    IA_base: Any = None
 
 
 def parent_map(PabT: np.ndarray, off: np.ndarray, shift: np.ndarray | None = None
