@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BALLOON = ROOT / "examples" / "balloon.toml"
 ARM_URDF = """<?xml version="1.0"?>
 <robot name="two_link">
-  <link name="base"/>
+  <link name="base"><inertial><mass value="4"/>
+    <inertia ixx="0.05" iyy="0.06" izz="0.07" ixy="0" ixz="0" iyz="0"/></inertial></link>
   <link name="upper"><inertial><origin xyz="0 0 0.2" rpy="0 0.3 0"/><mass value="2"/>
     <inertia ixx="0.03" iyy="0.03" izz="0.004" ixy="0" ixz="0" iyz="0"/></inertial></link>
   <link name="lower"><inertial><origin xyz="0 0 0.15"/><mass value="1"/>

@@ -510,18 +510,20 @@ def rank(J: np.ndarray) -> int:
 def rounding_floor(prob: Problem, z: np.ndarray, J: np.ndarray) -> float:
     """The smallest residual that the model's floating-point evaluation can resolve at ``z``.
 
-    Changing each free variable by a few units in the last place (``FLOOR_ULPS`` ulps of
-    ``max(|z_j|, 1)`` for a state or an attitude error — the scale of an angle in radians or
-    a position in metres, below which the recursion's own sums of lengths round — and of
-    ``|z_j|`` for an input or a parameter) moves the residual by up to
+    The residual is evaluated with the rounding of the recursion's sums of lengths (about
+    ε × 1 m) and of the free variables themselves. Moving each free variable by
+    ``FLOOR_ULPS`` units in the last place of its scale ``s_j`` moves the residual by up to::
 
-        floor_i = FLOOR_ULPS · ε · Σ_j |∂r_i/∂z_j| · s_j,    s_j as above,
+        floor_i = FLOOR_ULPS * eps * sum_j |dr_i/dz_j| * s_j
 
-    and the evaluation of the residual itself rounds at that size: a stiff element (a
-    1e8 N/m loop spring) turns position rounding into accelerations of ~1e-8 m/s². A residual
-    below ``max_i floor_i`` is an equilibrium to the resolution of double precision: the
-    free variables are within a few ulps of a point where the residual, evaluated exactly,
-    would vanish. A tolerance below it would let the CPU's rounding decide the outcome.
+    with ``s_j = 1`` for an angle or an attitude error (rad: the recursion sees an angle
+    through its sine and cosine, rounded at ε whatever its value), ``max(|z_j|, 1)`` for
+    another state (a position in metres rounds at its own magnitude, and below 1 m at the
+    model's lengths), and ``|z_j|`` for an input or a parameter. A stiff element (a 1e8 N/m
+    loop spring) turns that rounding into accelerations of ~1e-7 m/s². A residual below
+    ``max_i floor_i`` is an equilibrium to the resolution of double precision: the free
+    variables are within a few ulps of a point where the residual, evaluated exactly, would
+    vanish. A tolerance below it would let the CPU's rounding decide the outcome.
 
     Parameters
     ----------
@@ -543,8 +545,10 @@ def rounding_floor(prob: Problem, z: np.ndarray, J: np.ndarray) -> float:
         return 0.0
     if not np.all(np.isfinite(J)):
         return float("inf")
-    s = np.array([max(abs(v), 1.0) if kind in ("x", "r") else abs(v)
-                  for v, (kind, _) in zip(z, prob.where)])
+    units, names = prob.model.unit_table, prob.model.state_names
+    s = np.array([1.0 if kind == "r" or (kind == "x" and units.get(names[i]) == "rad")
+                  else max(abs(v), 1.0) if kind == "x" else abs(v)
+                  for v, (kind, i) in zip(z, prob.where)])
     eps = float(np.finfo(float).eps)
     return float(FLOOR_ULPS * eps * np.max(np.abs(J) @ s, initial=0.0))
 
