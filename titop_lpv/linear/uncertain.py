@@ -38,7 +38,7 @@ from .kinds import (
     scheduled_specs,
     survey,
 )
-from .reduce_check import REDUCTION_RTOL, at_delta, reduce_checked
+from .reduce_check import REDUCTION_RTOL, at_delta, exact_zero_columns, reduce_checked
 from .spin import check_spin
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
@@ -485,6 +485,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config,
                  input_eq=loads, ends=found.ends)
     Gr, repeats = reduce_checked(G)
+    Gr, _ = exact_zero_columns(Gr)  # symmetries: zero columns without rounding residue
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
     idle = [n for n in kinds if n not in Gr.params]
