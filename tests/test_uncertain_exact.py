@@ -111,3 +111,27 @@ def test_exact_zero_columns_changes_no_other_column(arm_lft) -> None:
     kept, zeroed = exact_zero_columns(small)
     assert zeroed == ("shoulder_yaw_q",) and np.any(kept.abcd.A[:, elbow])
 
+
+def test_scheduled_angles_keep_their_range_in_rad(arm_lft, tmp_path) -> None:
+    from titop_lpv.linear.kinds import JointAngle, psi
+
+    G, _, _ = arm_lft
+    for name, (lo, hi) in SCHEDULING.items():
+        p = G.params[name]
+        assert isinstance(p, JointAngle)
+        assert (p.lo, p.hi, p.nominal) == (lo, hi, 0.5 * (lo + hi))  # as given, in rad
+        assert p.from_delta(-1.0) == pytest.approx(lo, abs=1e-15)
+        assert p.from_delta(1.0) == pytest.approx(hi, abs=1e-15)
+        # the LFT's variable ψ = q₀ + 2 tan((q − q₀)/2) is affine in δ
+        c, s = p.affine()
+        for q in (lo, p.nominal, 0.3 * lo + 0.7 * hi, hi):
+            assert c + s * p.to_delta(q) == pytest.approx(psi(q, p.nominal), abs=1e-15)
+            assert p.from_delta(p.to_delta(q)) == pytest.approx(q, abs=1e-15)
+        assert f"[{lo:.6g}, {hi:.6g}]" in G.report()
+    # saved and loaded: the same blocks, the same plants at the same angles; the file holds
+    # the plain ureal of ψ (what MATLAB's ureal rebuilds) and the angle range beside it
+    values = {"m_payload": 4.0, "elbow_q": 1.7, "wrist_q": -1.1}
+    for ext in ("npz", "json", "mat"):
+        H = tl.load_linear(tl.save_linear(G, tmp_path / f"arm.{ext}"))
+        assert H.params == G.params, ext
+        np.testing.assert_array_equal(matrices(H.at(values)), matrices(G.at(values)))
