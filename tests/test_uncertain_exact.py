@@ -102,14 +102,15 @@ def test_exact_zero_columns_changes_no_other_column(arm_lft) -> None:
     np.testing.assert_array_equal(cleaned.abcd.A, M.A)
     np.testing.assert_array_equal(cleaned.abcd.C, M.C)
     # a column that does not vanish (the elbow angle's) is kept, even when it is small
-    A[:, yaw] = 0.0
-    C[:, yaw] = 0.0
     elbow = list(G.state_labels).index("elbow_q")
     A[:, elbow] *= 1e-6
-    small = type(G)._new(type(M)(A, M.B, M.C, M.D), G.dt, G.delta, list(G.params.values()),
+    small = type(G)._new(type(M)(A, M.B, C, M.D), G.dt, G.delta, list(G.params.values()),
                          G.input_labels, G.output_labels, G.state_labels, G.name)
     kept, zeroed = exact_zero_columns(small)
-    assert zeroed == ("shoulder_yaw_q",) and np.any(kept.abcd.A[:, elbow])
+    assert zeroed == ("shoulder_yaw_q",)
+    np.testing.assert_array_equal(kept.abcd.A[:, elbow], A[:, elbow])
+    # a column already zero in M is left as it is (nothing to do: no evaluation beyond δ = 0)
+    assert exact_zero_columns(G)[1] == ()
 
 
 def test_scheduled_angles_keep_their_range_in_rad(arm_lft, tmp_path) -> None:
