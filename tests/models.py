@@ -12,6 +12,9 @@ balloon
     The paper's 9-d.o.f. balloon (free balloon, prismatic spring slider, double pendulum).
 pendulum, spring_pendulum, free_body, falling_body
     Small models with closed-form dynamics.
+six_link_arm
+    The four-joint arm of ``examples/robot_arm.toml`` with a wrist roll, a flange and a
+    welded payload of uncertain mass, its joints undamped.
 random_tree
     Seeded random trees exercising every feature of the schema.
 random_config
@@ -33,6 +36,7 @@ __all__ = [
     "pendulum",
     "random_config",
     "random_tree",
+    "six_link_arm",
     "spring_pendulum",
 ]
 
@@ -654,3 +658,47 @@ def free_tree_with_sensors(seed: int, n: int = 5) -> Desc:
                         "frame": "body"},
                        {"type": "acceleration", "body": names[-1], "point": "com"}]
     return desc
+
+
+def six_link_arm() -> Desc:
+    """The arm of ``examples/robot_arm.toml`` (yaw, shoulder, elbow, wrist) with a wrist roll
+    and a flange, carrying a welded payload of mass ``m_payload`` ∈ [0.5, 5] kg; every joint
+    actuated and undamped (as a URDF arm's).
+
+    Its yaw axis is vertical: gravity has no moment about it, so the yaw angle's column of
+    ``A`` is zero at every pose and payload, and the undamped yaw is a double pole at zero
+    (a Jordan block) — sensitive to any residue in that column.
+    """
+    def body(name: str, parent: str | None, axis: list, mass: Any, inertia: list,
+             com: list, port: tuple[str, list] | None) -> dict:
+        b: dict[str, Any] = {"name": name,
+                             "joint": {"type": "revolute", "axis": axis, "actuated": True},
+                             "mass": mass, "inertia": inertia, "com": com}
+        if parent is not None:
+            b["parent"] = parent
+        if port is not None:
+            b["ports"] = {port[0]: port[1]}
+        return b
+
+    def diag(*d: float) -> list:
+        return [[d[0], 0.0, 0.0], [0.0, d[1], 0.0], [0.0, 0.0, d[2]]]
+
+    bodies = [
+        body("shoulder_yaw", None, [0, 0, 1], 3.0, diag(0.02, 0.02, 0.015), [0.0, 0.0, 0.15],
+             ("top", [0.0, 0.0, 0.3])),
+        body("shoulder", "shoulder_yaw.top", [0, 1, 0], 2.5, diag(0.004, 0.055, 0.055),
+             [0.25, 0.0, 0.0], ("end", [0.5, 0.0, 0.0])),
+        body("elbow", "shoulder.end", [0, 1, 0], 1.5, diag(0.002, 0.021, 0.021),
+             [0.2, 0.0, 0.0], ("end", [0.4, 0.0, 0.0])),
+        body("wrist", "elbow.end", [0, 1, 0], 0.5, diag(0.0005, 0.0006, 0.0006),
+             [0.05, 0.0, 0.0], ("tool", [0.1, 0.0, 0.0])),
+        body("roll", "wrist.tool", [1, 0, 0], 0.3, diag(0.0003, 0.0004, 0.0004),
+             [0.04, 0.0, 0.0], ("end", [0.08, 0.0, 0.0])),
+        body("flange", "roll.end", [0, 1, 0], 0.2, diag(0.0002, 0.0002, 0.0002),
+             [0.03, 0.0, 0.0], ("tool", [0.06, 0.0, 0.0])),
+        {"name": "payload", "parent": "flange.tool", "joint": {"type": "weld"},
+         "mass": "m_payload", "inertia": diag(0.002, 0.002, 0.002), "com": [0.05, 0.0, 0.0]},
+    ]
+    return {"name": "six_link_arm", "gravity": [0.0, 0.0, -9.81],
+            "parameters": {"m_payload": {"value": 2.0, "min": 0.5, "max": 5.0, "unit": "kg"}},
+            "bodies": bodies}

@@ -382,16 +382,9 @@ def test_uncertain_joint_geometry_is_refused() -> None:
 
 # ------------------------------------------------------------------ scheduled and covered
 def _angle_points(G, names: list[str], n: int, seed: int) -> list[dict[str, float]]:
-    """Random points and vertices of the box, joint angles in rad (the blocks hold ψ)."""
+    """Random points and vertices of the box, joint angles in rad (their blocks' units)."""
     rng = np.random.default_rng(seed)
-    bounds = {}
-    for k in names:
-        p = G.params[k]
-        if k in G._joints and G._joints[k][2]:  # ψ back to the angle
-            q0 = G._joints[k][1]
-            bounds[k] = tuple(q0 + 2 * np.arctan(0.5 * (v - q0)) for v in (p.lo, p.hi))
-        else:
-            bounds[k] = (p.lo, p.hi)
+    bounds = {k: (G.params[k].lo, G.params[k].hi) for k in names}
     pts = [{k: float(rng.uniform(*bounds[k])) for k in names} for _ in range(n)]
     for corner in range(2 ** len(names)):
         pts.append({k: bounds[k][(corner >> j) & 1] for j, k in enumerate(names)})

@@ -1,7 +1,12 @@
 """Uncertain systems in files: the LFT matrices ``M`` (Δ channels first), the Δ structure
 (name, kind, rows, cols, repeats per block), every parameter (ureal: nominal, lo, hi;
 ucomplex: nominal, radius; ultidyn: ny, nu, bound), the signal names and the timebase. Data
-only: the USS is rebuilt by its checked constructor, so an inconsistent file is refused."""
+only: the USS is rebuilt by its checked constructor, so an inconsistent file is refused.
+
+A joint angle's block (:class:`~titop_lpv.linear.kinds.JointAngle`: range in rad, LFT
+variable ``ψ = q₀ + 2 tan((q − q₀)/2)``) is written as the ``ureal`` of ψ, which any reader
+(MATLAB's ``ureal``) rebuilds exactly; ``param_angles`` (flag, lo, hi [rad] per parameter)
+lets :func:`uss_from_record` give it back its range in rad."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import control
 import numpy as np
 
 from ..exceptions import ModelFileError
+from ..linear.kinds import JointAngle
 from ..robust.abcd import ABCD
 from ..robust.atoms import UComplex, ULTIDyn, UReal
 from ..robust.blocks import Block, DeltaStructure
@@ -56,13 +62,20 @@ def uss_record(G: USS) -> dict[str, Any]:
         ``InputName``, ``OutputName`` (performance signals), ``dt_kind``, ``dt``,
         ``block_names``, ``block_kinds``, ``block_sizes`` (rows, cols, repeats per block),
         ``param_types`` and ``param_values`` (nominal, lo, hi / nominal, radius, 0 /
-        ny, nu, bound per parameter, in block order).
+        ny, nu, bound per parameter, in block order; a joint angle's as the ``ureal`` of its
+        ψ), ``param_angles`` (1, lo, hi [rad] for a joint angle, else zeros).
     """
     S = G.abcd
-    types, values = [], []
+    types, values, angles = [], [], []
     for b in G.delta:
         a = G.params[b.name]
-        if isinstance(a, UReal):
+        angles.append([0.0, 0.0, 0.0])
+        if isinstance(a, JointAngle):  # the LFT's variable ψ, as a plain ureal
+            c, h = a.affine()
+            types.append("ureal")
+            values.append([a.nominal, c - h, c + h])
+            angles[-1] = [1.0, a.lo, a.hi]
+        elif isinstance(a, UReal):
             types.append("ureal")
             values.append([a.nominal, a.lo, a.hi])
         elif isinstance(a, UComplex):
@@ -84,6 +97,7 @@ def uss_record(G: USS) -> dict[str, Any]:
                                 dtype=float).reshape(nb, 3),
         "param_types": types,
         "param_values": np.array(values, dtype=float).reshape(nb, 3),
+        "param_angles": np.array(angles, dtype=float).reshape(nb, 3),
     }
 
 
@@ -115,10 +129,14 @@ def uss_from_record(rec: dict[str, Any], strings: Any) -> USS:
                              f"{len(types)} parameter types")
     sizes = np.asarray(rec["block_sizes"], float).reshape(nb, 3)
     values = np.asarray(rec["param_values"], float).reshape(nb, 3)
+    angles = (np.asarray(rec["param_angles"], float).reshape(nb, 3) if "param_angles" in rec
+              else np.zeros((nb, 3)))  # files written before joint-angle blocks
     blocks, params = [], []
-    for name, kind, size, typ, v in zip(names, kinds, sizes, types, values):
+    for name, kind, size, typ, v, ang in zip(names, kinds, sizes, types, values, angles):
         blocks.append(Block(name, kind, *(int(x) for x in size)))
-        if typ == "ureal":
+        if typ == "ureal" and ang[0] == 1.0:
+            params.append(JointAngle(name, v[0], ang[1], ang[2]))
+        elif typ == "ureal":
             params.append(UReal(name, v[0], v[1], v[2]))
         elif typ == "ucomplex":
             params.append(UComplex(name, v[0], v[1]))

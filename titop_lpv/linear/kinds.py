@@ -15,11 +15,14 @@ range when each equilibrium position is monotone in each parameter, not a proof 
 
 A joint angle enters the blocks through rotations; its LFT parameter is
 ``ψ = q₀ + 2 tan((q − q₀)/2)`` (:func:`~titop_lpv.linear.values.rotation`), which keeps them
-rational; ``ψ ≈ q`` near ``q₀`` and maps any range of ``q`` of width below 2π one to one.
+rational; ``ψ ≈ q`` near ``q₀`` and maps any range of ``q`` within π of ``q₀`` one to one.
+Its ``ureal`` is a :class:`JointAngle`: range, nominal and values in rad (the joint angle
+the user gave), normalised through ψ.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,11 +38,13 @@ from .errors import BlockRouteError
 
 __all__ = [
     "EQUILIBRIUM_RTOL",
+    "JointAngle",
     "Survey",
     "angle_parameter",
     "check_points",
     "is_angle",
     "psi",
+    "psi_inverse",
     "range_of",
     "scheduled_specs",
     "survey",
@@ -120,6 +125,89 @@ def psi(q: float, q0: float) -> float:
     return float(q0 + 2.0 * np.tan(0.5 * (q - q0)))
 
 
+def psi_inverse(value: float, q0: float) -> float:
+    """The joint angle ``q = q₀ + 2 atan((ψ − q₀)/2)`` [rad] of an LFT parameter ``ψ``.
+
+    Parameters
+    ----------
+    value : float
+        ψ [rad].
+    q0 : float
+        The nominal angle [rad].
+
+    Returns
+    -------
+    float
+    """
+    return float(q0 + 2.0 * math.atan(0.5 * (value - q0)))
+
+
+@dataclass(frozen=True)
+class JointAngle(UReal):
+    """A joint angle as a Δ block: its range, nominal and values in rad, the block ψ.
+
+    The blocks hold ``ψ = q₀ + 2 tan((q − q₀)/2)`` (``q₀`` = :attr:`nominal`, the angle they
+    are assembled at), affine in the normalised ``δ``: ``ψ = ψ_c + s δ`` with ``ψ_c``, ``s``
+    the centre and half-width of ``[ψ(lo), ψ(hi)]``. ``lo``, ``hi`` and every value given
+    to or returned by :meth:`to_delta`, :meth:`from_delta` (so ``G.at``, ``G.params``,
+    worst-case and sampled values) are the angle ``q``; ``δ = ±1`` is ``q = hi``, ``lo``
+    exactly, and δ is monotone, not affine, in ``q`` (``q = ψ`` to third order near ``q₀``:
+    ``ψ − q ≈ (q − q₀)³/12``). In arithmetic (``2 * p``, :meth:`affine`) the atom is ψ, the
+    variable of the LFT.
+
+    Parameters
+    ----------
+    name : str
+        Block name.
+    nominal : float
+        ``q₀`` [rad].
+    lo, hi : float
+        Range of the angle [rad], within π of ``q₀``.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for end in (self.lo, self.hi):
+            psi(end, self.nominal)  # refuses an end π or more from q₀
+
+    @property
+    def center(self) -> float:
+        """The angle at δ = 0 [rad] (``ψ_c`` mapped back)."""
+        return psi_inverse(self.affine()[0], self.nominal)
+
+    @property
+    def delta_nominal(self) -> float:
+        """Normalised nominal (``q₀``: ψ = q₀)."""
+        return self.to_delta(self.nominal)
+
+    def affine(self) -> tuple[float, float]:
+        """``(ψ_c, s)`` with the block's ``ψ = ψ_c + s δ``."""
+        a, b = psi(self.lo, self.nominal), psi(self.hi, self.nominal)
+        return 0.5 * (a + b), 0.5 * (b - a)
+
+    def to_delta(self, value: float) -> float:
+        """Normalised ``δ`` of an angle.
+
+        Parameters
+        ----------
+        value : float
+            The angle [rad], within π of :attr:`nominal`.
+        """
+        c, s = self.affine()
+        return (psi(float(value), self.nominal) - c) / s
+
+    def from_delta(self, delta: float) -> float:
+        """The angle [rad] of a normalised ``δ``.
+
+        Parameters
+        ----------
+        delta : float
+            The normalised value.
+        """
+        c, s = self.affine()
+        return psi_inverse(c + s * float(delta), self.nominal)
+
+
 def angle_parameter(name: str, q0: float, lo: float, hi: float, revolute: bool) -> UReal:
     """The ``ureal`` of a joint position ranging over ``[lo, hi]`` around ``q0``.
 
@@ -132,14 +220,15 @@ def angle_parameter(name: str, q0: float, lo: float, hi: float, revolute: bool) 
     lo, hi : float
         Range [rad or m].
     revolute : bool
-        An angle (the ``ureal`` is then ψ, see :func:`psi`), else a displacement.
+        An angle (a :class:`JointAngle`: range in rad, block ψ, see :func:`psi`), else a
+        displacement [m] (or a wrench input [N, N m]).
 
     Returns
     -------
     UReal
     """
     if revolute:
-        return ureal(name, q0, range=(psi(lo, q0), psi(hi, q0)))
+        return JointAngle(name, float(q0), float(lo), float(hi))
     return ureal(name, q0, range=(lo, hi))
 
 

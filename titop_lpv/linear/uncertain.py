@@ -33,12 +33,11 @@ from .kinds import (
     EQUILIBRIUM_RTOL,
     angle_parameter,
     is_angle,
-    psi,
     range_of,
     scheduled_specs,
     survey,
 )
-from .reduce_check import REDUCTION_RTOL, at_delta, reduce_checked
+from .reduce_check import REDUCTION_RTOL, at_delta, exact_zero_columns, reduce_checked
 from .spin import check_spin
 
 __all__ = ["UncertainLinearization", "linearize_uncertain"]
@@ -178,9 +177,10 @@ class UncertainLinearization(USS):
     def block_values(self, values: Mapping[str, Any]) -> dict[str, float]:
         """The physical values of the Δ blocks for model parameters and joint positions.
 
-        Joint angles (scheduled, ``<state>_eq``) are given in rad and turned into their
-        block's ψ; equilibrium positions that are not given are found by trimming the model
-        at the given values (from the nominal equilibrium).
+        The values are in the blocks' units: a joint angle's (scheduled, ``<state>_eq``) in
+        rad, as its :class:`~titop_lpv.linear.kinds.JointAngle` takes it (the LFT's ψ is
+        formed in the normalisation). Equilibrium positions that are not given are found by
+        trimming the model at the given values (from the nominal equilibrium).
 
         Parameters
         ----------
@@ -218,9 +218,6 @@ class UncertainLinearization(USS):
                 out[b] = (float(op.u[self._model.input_names.index(signal)])
                           if signal in self._model.input_names else
                           float(op.x[self._model.state_index(signal)]))
-        for b, (_state, q0, angle) in self._joints.items():
-            if b in out and angle:
-                out[b] = psi(out[b], q0)
         return out
 
     def at(self, values: Mapping[str, Any] | None = None, /, **kw: Any) -> Any:
@@ -258,10 +255,7 @@ class UncertainLinearization(USS):
         least = self.repeat_bounds
         for name, p in self.params.items():
             before, after = self._repeats.get(name, (0, 0))
-            lo, hi = p.lo, p.hi
-            if name in self._joints and self._joints[name][2]:  # ψ back to the angle
-                q0 = self._joints[name][1]
-                lo, hi = (q0 + 2.0 * np.arctan(0.5 * (v - q0)) for v in (lo, hi))
+            lo, hi = p.lo, p.hi  # a joint angle's in rad (JointAngle)
             lines.append(f"  {name:<22} {self._kinds.get(name, '?'):<11} {p.nominal:>10.6g} "
                          f"{f'[{lo:.6g}, {hi:.6g}]':>24} {after:>9} {least.get(name, 0):>6} "
                          f"{before:>10}")
@@ -356,8 +350,12 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         Joint positions held by their actuators that become parameters of the LFT, named
         after the state: ``state -> (lo, hi)`` [rad or m] (nominal: the middle) or
         ``state -> ureal``. Such a state is in neither ``free`` nor ``fixed``. An angle's
-        block is ``ψ = q₀ + 2 tan((q − q₀)/2)``; :meth:`UncertainLinearization.at` takes
-        the angle.
+        block is a :class:`~titop_lpv.linear.kinds.JointAngle`: its range, nominal and
+        values are the angle ``q`` [rad] as given (in ``G.params``, in
+        :meth:`~UncertainLinearization.at`, in worst-case values), while the LFT holds
+        ``ψ = q₀ + 2 tan((q − q₀)/2)``, which makes the rotations rational; the normalised
+        ``δ = ±1`` are the range's ends exactly, and δ is affine in ψ, monotone (not
+        affine) in ``q``. Each end must lie within π of ``q₀``.
     inputs : sequence of str, optional
         Model inputs to keep (default: all).
     outputs : sequence of str, optional
@@ -485,6 +483,7 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     G = assemble(model, op, ureals, inputs=ins, outputs=outs, configuration=config,
                  input_eq=loads, ends=found.ends)
     Gr, repeats = reduce_checked(G)
+    Gr, _ = exact_zero_columns(Gr)  # symmetries: zero columns without rounding residue
     for n in [n for n, k in kinds.items() if k == "equilibrium" and n not in Gr.params]:
         del kinds[n], joints[n]  # a moving position the linear model does not depend on
     idle = [n for n in kinds if n not in Gr.params]
