@@ -6,6 +6,9 @@ What is checked against what
 * :func:`~titop_lpv.model.records.freeze_column` gives the values of :func:`freeze` item by
   item (equality and types), one tuple object per distinct vector or matrix of floats, and
   never merges a tuple of ints or bools with an equal tuple of floats.
+* :func:`~titop_lpv.model.description.bodies_from_tables` reads the tables in chunks:
+  the records equal those of each table read alone, and equal vectors and matrices are one
+  object across the chunks.
 * :class:`~titop_lpv.model.layout.Slots`: equal vectors share their slots, whether the
   tuples are one object or equal copies; parameter names take parameter slots.
 * The compiled model's points (:class:`~titop_lpv.multibody.tables.PointTable`) equal the
@@ -49,6 +52,26 @@ def test_freeze_column_shares_equal_float_tuples_only():
     mixed = freeze_column([[1, 0, 0], [1.0, 0.0, 0.0], [True, 0, 0]])
     assert [type(v[0]) for v in mixed] == [int, float, bool]  # equal, but kept apart
     assert freeze_column([[1.0, None]]) is None
+
+
+def test_bodies_read_in_chunks_equal_the_bodies_read_one_by_one(monkeypatch):
+    """The bulk reading in chunks (here of 7 tables) gives the records of reading each table
+    alone, and equal vectors and matrices are one object across the chunks."""
+    from titop_lpv.model import description
+
+    data = branch.branch_system(40, spin=0.01)  # distinct w0 per body, shared inertias
+    data["bodies"][3]["ports"]["extra"] = [0.1, 0.2, 0.3]
+    monkeypatch.setattr(description, "CHUNK", 7)
+    chunked = description.bodies_from_tables(copy.deepcopy(data["bodies"]))
+    alone = [tl.System.from_dict({**data, "bodies": [t]}).bodies[0]
+             for t in copy.deepcopy(data["bodies"])]
+    assert chunked == alone
+    assert [b.joint.w0 for b in chunked] == [tuple(t["joint"]["w0"]) for t in data["bodies"]]
+    rods = [b for b in chunked if b.name.startswith("out")]
+    assert len(rods) > 7 and all(b.inertia is rods[0].inertia and b.com is rods[0].com
+                                 and b.ports["tip"] is rods[0].ports["tip"] for b in rods)
+    monkeypatch.setattr(description, "CHUNK", 10**6)  # one chunk: the same records
+    assert description.bodies_from_tables(copy.deepcopy(data["bodies"])) == chunked
 
 
 def test_slots_share_equal_vectors_and_name_parameters():

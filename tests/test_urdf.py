@@ -69,6 +69,8 @@ ROBOTS = [
     ("z1_description/urdf/z1.urdf", "refuse"),
     ("so_arm_description/urdf/so100.urdf", "refuse"),
     ("anymal_b_simple_description/robots/anymal.urdf", "refuse"),
+    # six inertias of rounding noise (ixx = -5.42101e-20: half an ulp of m |PB|²)
+    ("icub_description/robots/icub_reduced.urdf", "refuse"),
 ]
 _TWIST = ("vx", "vy", "vz", "wx", "wy", "wz")
 

@@ -473,6 +473,58 @@ def test_triangle_inequality_violation_warns_naming_the_body():
     assert np.all(np.isfinite(m.dynamics(0.0, m.default_state())))
 
 
+# --------------------------------------------------------------------------------------------
+# rounding noise in an inertia (URDF exports): accepted to a few ulps of m |PB|², no further
+# --------------------------------------------------------------------------------------------
+EPS = np.finfo(float).eps
+NOISE = -5.42101e-20  # iCub's r_hip_2 (icub_reduced.urdf): half an ulp of m |PB|² = 4.88e-4
+
+
+def _noisy_bob(inertia: list, com: list, mass: float = 0.526) -> dict:
+    d = valid()
+    body(d, "bob").update({"mass": mass, "com": com, "inertia": inertia})
+    return d
+
+
+@pytest.mark.filterwarnings("error::titop_lpv.TitopWarning")
+def test_rounding_noise_of_the_point_mass_term_is_accepted():
+    """iCub's inertia ``diag(-5.42e-20, -5.42e-20, 0)`` with ``m |PB|² = 4.9e-4 kg m²``
+    loads (and does not warn about the triangle inequality); so does a noisy off-diagonal."""
+    com = [0.0, 0.0, 0.03045]
+    tl.load_model(_noisy_bob([[NOISE, 0.0, 0.0], [0.0, NOISE, 0.0], [0.0, 0.0, 0.0]], com))
+    head = [[0.0, 0.0, 2.40741e-35], [0.0, 0.0, 0.0], [2.40741e-35, 0.0, 0.0]]  # iCub's head
+    tl.load_model(_noisy_bob(head, [0.0185, -0.1108, 0.0], mass=1.33687))
+
+
+def test_negative_inertia_beyond_the_rounding_tolerance_is_refused():
+    """The tolerance is ``4 ε m |PB|²`` (plus 1e-9 of the matrix's own largest entry): five
+    ulps below zero, the same noise with the centre of mass at the joint point, and a real
+    negative moment are refused naming the body and the field."""
+    com = [0.0, 0.0, 0.03045]
+    point = 0.526 * 0.03045**2
+    for inertia, c in (
+        ([[-5 * EPS * point, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], com),
+        ([[NOISE, 0.0, 0.0], [0.0, NOISE, 0.0], [0.0, 0.0, 0.0]], [0.0, 0.0, 0.0]),
+        ([[-1e-6, 0.0, 0.0], [0.0, 1e-4, 0.0], [0.0, 0.0, 1e-4]], com),
+    ):
+        err = load_error(_noisy_bob(inertia, c))
+        assert_names(err, "'bob'", "inertia", "positive semi-definite")
+    with pytest.warns(tl.TitopWarning, match="'bob'.*triangle"):  # 5 ulps over the sum
+        tl.load_model(_noisy_bob([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+                                  [0.0, 0.0, 5 * EPS * point]], com))
+
+
+def test_runtime_inertia_check_uses_the_same_tolerance():
+    """A parameter-valued inertia is checked at run time to the same tolerance."""
+    d = _noisy_bob([["Ib", 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [0.0, 0.0, 0.03045])
+    d["parameters"]["Ib"] = 0.0
+    model = tl.load_model(d)
+    x = model.default_state()
+    assert np.all(np.isfinite(model.dynamics(0.0, x, None, {"Ib": NOISE})))
+    with pytest.raises(tl.ParameterError, match=r"'bob'.*positive semi-definite"):
+        model.dynamics(0.0, x, None, {"Ib": -1e-12})
+
+
 @pytest.mark.filterwarnings("error::titop_lpv.TitopWarning")
 def test_thin_disc_inertia_is_on_the_boundary_and_does_not_warn():
     d = valid()

@@ -172,17 +172,18 @@ _SEQUENCES = frozenset((list, tuple))
 _FLOAT = {float}
 
 
-def _shared(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _shared(items: list[tuple[Any, ...]], first: dict[tuple[Any, ...], tuple[Any, ...]]
+            ) -> list[tuple[Any, ...]]:
     """``items`` with equal tuples replaced by one of them (one object per distinct vector
     or matrix of floats: a large model's identical coms, inertias and ports cost one tuple,
     and later steps find the identical ones by identity). Only for tuples of floats, whose
     equality is that of their values (0.0 and -0.0 count as equal, as in the compiled
-    model's slot vector)."""
-    first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    model's slot vector). ``first`` maps each distinct tuple to its kept copy (updated)."""
     return list(map(first.setdefault, items, items))
 
 
-def freeze_column(values: list[Any]) -> list[Any] | None:
+def freeze_column(values: list[Any], shared: dict[Any, Any] | None = None
+                  ) -> list[Any] | None:
     """:func:`freeze` of every item of a list, in bulk; None when a null (None) is found.
 
     The items of one field of many records (the com of every body, say): numbers or
@@ -193,6 +194,10 @@ def freeze_column(values: list[Any]) -> list[Any] | None:
     ----------
     values : list
         The items.
+    shared : dict, optional
+        The kept copy of each distinct vector and matrix of floats, updated: pass the same
+        dict to the calls that read one column in parts, so that equal values are one
+        object across the parts (default: a new dict).
 
     Returns
     -------
@@ -201,6 +206,7 @@ def freeze_column(values: list[Any]) -> list[Any] | None:
         or None when a None is anywhere in ``values`` (the caller then reads the data item
         by item, naming each null).
     """
+    first = {} if shared is None else shared
     kinds = set(map(type, values))
     if kinds <= _PLAIN:
         return values
@@ -208,16 +214,17 @@ def freeze_column(values: list[Any]) -> list[Any] | None:
         inner = set(map(type, chain.from_iterable(values)))
         if inner <= _PLAIN:
             frozen = list(map(tuple, values))
-            return _shared(frozen) if inner == _FLOAT else frozen
+            return _shared(frozen, first) if inner == _FLOAT else frozen
         if inner <= _SEQUENCES:
             rows = list(chain.from_iterable(values))
             leaves = set(map(type, chain.from_iterable(rows)))
             if leaves == _FLOAT:  # rows, then matrices, shared
-                shared = _shared(list(map(tuple, rows)))
+                shared_rows = _shared(list(map(tuple, rows)), first)
                 if set(map(len, values)) == {3}:  # 3×3 (or 3×k) matrices: the common case
-                    return _shared(list(zip(shared[0::3], shared[1::3], shared[2::3])))
-                flat = iter(shared)
-                return _shared([tuple(islice(flat, len(v))) for v in values])
+                    return _shared(list(zip(shared_rows[0::3], shared_rows[1::3],
+                                                shared_rows[2::3])), first)
+                flat = iter(shared_rows)
+                return _shared([tuple(islice(flat, len(v))) for v in values], first)
             if leaves <= _PLAIN:
                 return [tuple(map(tuple, v)) for v in values]
     stack = list(values)  # anything else: look for a null, then item by item

@@ -24,6 +24,7 @@ from ..multibody.param_checks import (
     MIN_MASS,
     ROTATION_TOL,
     SYMMETRY_TOL,
+    inertia_tolerance,
 )
 from ..spatial.euler import SEQUENCES
 from .description import (
@@ -203,6 +204,7 @@ class _Checker:
         elif m is not None and 0 < m < MIN_MASS:
             self.problems.append(f"{w}: mass {m:.3g} is below {MIN_MASS:g} kg (it underflows "
                                  "in the dynamics): write 0 for a massless body")
+        com = self.vector(b.com, f"{w}: com")
         if b.inertia is not None:
             try:  # equal to a clean matrix, and of plain numbers (True == 1: no bools)
                 seen = b.inertia in self.clean_inertia and all(
@@ -212,10 +214,11 @@ class _Checker:
             if not seen:
                 before = len(self.problems)
                 inertia = self.matrix(b.inertia, f"{w}: inertia")
-                if (inertia is not None and self._inertia(inertia, w)
+                if (inertia is not None
+                        and self._inertia(inertia, w, m or 0.0,
+                                          np.zeros(3) if com is None else com)
                         and len(self.problems) == before):
                     self.clean_inertia.add(b.inertia)  # checked once per distinct matrix
-        self.vector(b.com, f"{w}: com")
         if not isinstance(b.ports, dict):
             self.problems.append(f"{w}: ports must be a mapping name -> [x, y, z]")
         else:
@@ -227,8 +230,13 @@ class _Checker:
                 self.vector(vec, f"{w}: port {port!r}")
         check_joint(self, b, is_root)
 
-    def _inertia(self, inertia: np.ndarray, w: str) -> bool:
-        """Check an inertia matrix; True when it is clean (no problem, no warning)."""
+    def _inertia(self, inertia: np.ndarray, w: str, mass: float, com: np.ndarray) -> bool:
+        """Check an inertia matrix; True when it is clean whatever the body's mass and com.
+
+        The principal moments are checked to :func:`inertia_tolerance` of the body's mass
+        and ``com``; a matrix accepted only thanks to them (rounding of ``m |PB|²``) is not
+        cached as clean for other bodies.
+        """
         tiny = (inertia != 0) & (np.abs(inertia) < MIN_MASS)
         if tiny.any():
             self.problems.append(f"{w}: inertia entries {inertia[tiny].tolist()} are below "
@@ -240,14 +248,18 @@ class _Checker:
             self.problems.append(f"{w}: inertia is not symmetric: {inertia.tolist()}")
             return False
         ev = np.linalg.eigvalsh(inertia)
-        if ev[0] < -SYMMETRY_TOL * scale:
+        tol = float(inertia_tolerance(inertia, mass, com))
+        own = SYMMETRY_TOL * float(np.max(np.abs(inertia)))  # the tolerance without m, com
+        if ev[0] < -tol:
             self.problems.append(
                 f"{w}: inertia is not positive semi-definite "
-                f"(principal moments {np.round(ev, 12).tolist()})"
+                f"(principal moments {[float(f'{v:.6g}') for v in ev]} kg m², the smallest "
+                f"below "
+                f"−{tol:.3g})"
             )
             return False
         a, b_, c = ev
-        if c > a + b_ + SYMMETRY_TOL * scale:
+        if c > a + b_ + tol:
             warnings.warn(
                 f"{w}: principal moments {np.round(ev, 9).tolist()} violate the triangle "
                 f"inequality ({c:.6g} > {a:.6g} + {b_:.6g}): no real mass distribution has "
@@ -256,7 +268,7 @@ class _Checker:
                 stacklevel=_user_stacklevel(),
             )
             return False
-        return True
+        return bool(ev[0] >= -own and c <= a + b_ + own)
 
 
 def _shown(value: Any) -> str:
