@@ -519,3 +519,16 @@ def test_trajectory_at_a_time_that_is_not_a_finite_number(model, time, error):
     with pytest.raises(error, match="time must be a"):
         traj.at(time)
     assert traj.at(0.01)["slider_q"] == traj["slider_q"][-1]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_energy_momentum_and_com_of_a_non_finite_state_name_it(model, value):
+    x = np.tile(model.default_state(), (3, 1))
+    x[1, model.state_index("pendulum1_qd")] = value  # was (nan, nan), silently
+    for call, what in ((tl.energy, "energy"), (tl.momentum, "momentum"),
+                       (tl.center_of_mass, "centre of mass")):
+        with pytest.raises(tl.DynamicsError,
+                           match=rf"state 'pendulum1_qd' = -?(nan|inf): the {what} needs"):
+            call(model, x)
+    kinetic, potential = tl.energy(model, model.default_state())
+    assert kinetic == 0.0 and np.isfinite(potential)

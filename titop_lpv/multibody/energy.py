@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec
 from ..spatial.quaternion import conjugate, log, multiply, normalize
 from .joints import SPHERICAL, UNIVERSAL, is_one_dof
@@ -14,6 +15,39 @@ from .loops import loop_potential
 from .tree import Tree
 
 __all__ = ["center_of_mass", "energy", "momentum", "multi_dof_potential"]
+
+
+def _finite_kinematics(model: Tree, x: Any, params: Any, what: str) -> Kinematics:
+    """The motion at ``x``, after refusing a NaN or infinite state by name.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree.
+    x : array_like (..., n_states)
+        State(s).
+    params : dict or array_like or None
+        Parameter values.
+    what : str
+        The quantity asked for, quoted in the message.
+
+    Returns
+    -------
+    Kinematics
+
+    Raises
+    ------
+    DynamicsError
+        An entry of ``x`` is NaN or infinite (the message names the state): the result
+        would be NaN, silently.
+    """
+    arr = model.check_state(x)
+    bad = np.argwhere(~np.isfinite(arr))
+    if bad.size:
+        raise DynamicsError(f"model {model.name!r}: state "
+                            f"{model.state_names[int(bad[0][-1])]!r} = {arr[tuple(bad[0])]}: "
+                            f"the {what} needs finite states")
+    return kinematics(model, arr, params)
 
 
 def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -40,8 +74,13 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
     Returns
     -------
     kinetic, potential : ndarray, shape (...)
+
+    Raises
+    ------
+    DynamicsError
+        An entry of ``x`` is NaN or infinite (the message names the state).
     """
-    kin = kinematics(model, x, params)
+    kin = _finite_kinematics(model, x, params, "energy")
     ph = kin.phys
     tw = np.stack(kin.tw, axis=-2)
     kinetic = 0.5 * np.sum(tw * matvec(ph.D, tw), axis=(-1, -2))
@@ -82,8 +121,13 @@ def center_of_mass(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     Returns
     -------
     ndarray (..., 3)
+
+    Raises
+    ------
+    DynamicsError
+        An entry of ``x`` is NaN or infinite (the message names the state).
     """
-    kin = kinematics(model, x, params)
+    kin = _finite_kinematics(model, x, params, "centre of mass")
     ph = kin.phys
     r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
     return np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
@@ -108,8 +152,13 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     Returns
     -------
     linear, angular : ndarray (..., 3)
+
+    Raises
+    ------
+    DynamicsError
+        An entry of ``x`` is NaN or infinite (the message names the state).
     """
-    kin = kinematics(model, x, params)
+    kin = _finite_kinematics(model, x, params, "momentum")
     ph = kin.phys
     Pall = np.stack(kin.P, axis=-3)
     tw = np.stack(kin.tw, axis=-2)
