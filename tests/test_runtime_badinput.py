@@ -532,3 +532,18 @@ def test_energy_momentum_and_com_of_a_non_finite_state_name_it(model, value):
             call(model, x)
     kinetic, potential = tl.energy(model, model.default_state())
     assert kinetic == 0.0 and np.isfinite(potential)
+
+
+def test_simulate_input_function_of_time_alone(model):
+    """u(t), python-control's convention, raised a raw TypeError inside the integrator."""
+    traj = tl.simulate(model, (0.0, 0.02), u=lambda t: [0.5 + t], n_points=3)
+    ref = tl.simulate(model, (0.0, 0.02), u=lambda t, x: [0.5 + t], n_points=3)
+    np.testing.assert_array_equal(traj.x, ref.x)
+    np.testing.assert_allclose(traj.u[:, 0], 0.5 + traj.t)
+
+
+@pytest.mark.parametrize("u", [lambda: [0.0], lambda t, x, y: [0.0]])
+def test_simulate_input_function_that_takes_neither_t_nor_t_x(model, u):
+    with pytest.raises(ArgumentTypeError, match=r"u must be callable as u\(t\) or u\(t, x\); "
+                                                r"<lambda>\("):
+        tl.simulate(model, (0.0, 0.01), u=u)

@@ -10,6 +10,7 @@ for an argument of the wrong kind (a string where a number is expected, ...), an
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,6 +27,7 @@ __all__ = [
     "check_branch_tol",
     "finite_vector",
     "flag",
+    "input_function",
     "integer",
     "name_list",
     "progress_option",
@@ -191,6 +193,51 @@ def progress_option(value: Any, what: str = "progress") -> bool | Callable[..., 
     if callable(value):
         return value
     raise ArgumentTypeError(f"{what} must be True, False or a callable, got {value!r:.60}")
+
+
+def input_function(value: Callable[..., Any], what: str = "u"
+                   ) -> Callable[[float, np.ndarray], Any]:
+    """A callable input as ``u(t, x)``: ``u(t, x)`` as given, ``u(t)`` (python-control's
+    convention) wrapped, its signature checked before any call.
+
+    Parameters
+    ----------
+    value : callable
+        ``u(t, x)`` (state feedback) or ``u(t)`` (a function of time alone).
+    what : str, optional
+        Its name in the messages (default ``"u"``).
+
+    Returns
+    -------
+    callable
+        ``f(t, x)``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` cannot be called with one or two positional arguments (``u()``,
+        ``u(t, x, y)``, ...). A callable without an inspectable signature (some builtins) is
+        called as ``u(t, x)``.
+
+    Examples
+    --------
+    >>> f = input_function(lambda t: [2.0 * t])
+    >>> f(0.5, None)
+    [1.0]
+    """
+    try:
+        sig = inspect.signature(value)
+    except (TypeError, ValueError):  # no signature to read: the documented u(t, x)
+        return value
+    for count in (2, 1):
+        try:
+            sig.bind(*range(count))
+        except TypeError:
+            continue
+        return value if count == 2 else (lambda t, x: value(t))
+    label = getattr(value, "__name__", type(value).__name__)
+    raise ArgumentTypeError(f"{what} must be callable as {what}(t) or {what}(t, x); "
+                            f"{label}{sig} is not")
 
 
 def finite_vector(value: Any, what: str, names: Sequence[str], kind: str) -> np.ndarray:
