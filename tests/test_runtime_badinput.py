@@ -547,3 +547,20 @@ def test_simulate_input_function_that_takes_neither_t_nor_t_x(model, u):
     with pytest.raises(ArgumentTypeError, match=r"u must be callable as u\(t\) or u\(t, x\); "
                                                 r"<lambda>\("):
         tl.simulate(model, (0.0, 0.01), u=u)
+
+
+def test_names_given_as_numpy_arrays(model):
+    """A name as a 0-d numpy array raised "iteration over a 0-d array"; a point name as an
+    array numpy's "truth value of an array ... is ambiguous"."""
+    x = model.default_state()
+    with pytest.raises(tl.UnknownNameError, match=r"body 'pendulum1' has no point array\("):
+        model.position(x, "pendulum1", np.array(["com", "tip"]))
+    with pytest.raises(ArgumentTypeError, match=r"inputs must be a list of names, got array"):
+        tl.linearize(model, x=x, inputs=np.array("slider_tau"))
+    with pytest.raises(tl.TrimSpecError, match=r"free must be a list of variable names"):
+        tl.trim(model, np.array("slider.q"))
+    with pytest.raises(tl.TrimSpecError, match=r"free must be a list of names, got array"):
+        tl.trim_sweep(spring(), {"k": [10.0, 20.0]}, np.array("cart_q"), progress=False)
+    # a 1-D array of names is a list of names
+    np.testing.assert_array_equal(model.position(x, np.str_("pendulum1"), np.str_("tip")),
+                                  model.position(x, "pendulum1", "tip"))

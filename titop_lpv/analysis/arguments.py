@@ -160,7 +160,8 @@ def name_list(value: Any, what: str) -> list[str] | None:
     if isinstance(value, (str, bytes)):
         raise ArgumentTypeError(f"{what} must be a list of names, not the single string "
                                 f"{value!r:.60}: write [{value!r:.60}]")
-    if not isinstance(value, Iterable) or isinstance(value, dict):
+    if not isinstance(value, Iterable) or isinstance(value, dict) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):  # Iterable, not iterable
         raise ArgumentTypeError(f"{what} must be a list of names, got {value!r:.60}")
     names = list(value)
     for entry in names:
