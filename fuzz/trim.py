@@ -169,8 +169,9 @@ def main(calls: int = 2000, seed: int = 12) -> None:
         finally:
             signal.alarm(0)
     print(f"package: {tl.__file__}")
-    print(f"calls {calls}, seed {seed}: typed {counts['typed']}, foreign {counts['foreign']}, returned "
-          f"{counts['returned']} (with NaN {counts['returned NaN']}), hung {counts['hung']}")
+    print(f"calls {calls}, seed {seed}: typed {counts['typed']}, foreign {counts['foreign']}, "
+          f"returned {counts['returned']} (with NaN {counts['returned NaN']}), "
+          f"hung {counts['hung']}")
     for where, k in foreign.most_common():
         print(f"  foreign {k:4d}  {where}")
 
