@@ -29,6 +29,7 @@ __all__ = [
     "flag",
     "input_function",
     "integer",
+    "mapping_or_none",
     "name_list",
     "progress_option",
     "real",
@@ -168,6 +169,30 @@ def name_list(value: Any, what: str) -> list[str] | None:
         if not isinstance(entry, str):
             raise ArgumentTypeError(f"{what}: every name must be a string, got {entry!r:.60}")
     return names
+
+
+def mapping_or_none(value: Any, what: str) -> Mapping[Any, Any] | None:
+    """A dict argument (``params``, ``fixed``, ``guess``, ...) or None, checked for its type.
+
+    Parameters
+    ----------
+    value : None or Mapping
+        The argument.
+    what : str
+        Its name, for the message.
+
+    Returns
+    -------
+    Mapping or None
+
+    Raises
+    ------
+    ArgumentTypeError
+        Anything else (a string, a list, a number).
+    """
+    if value is None or isinstance(value, Mapping):
+        return value
+    raise ArgumentTypeError(f"{what} must be a dict name -> value, got {value!r:.60}")
 
 
 def progress_option(value: Any, what: str = "progress") -> bool | Callable[..., Any]:
