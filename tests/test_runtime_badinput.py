@@ -564,3 +564,22 @@ def test_names_given_as_numpy_arrays(model):
     # a 1-D array of names is a list of names
     np.testing.assert_array_equal(model.position(x, np.str_("pendulum1"), np.str_("tip")),
                                   model.position(x, "pendulum1", "tip"))
+
+
+def test_energy_and_momentum_overflowing_from_finite_states_are_named(model):
+    """A velocity of 1e300 gave a kinetic energy of inf, silently."""
+    x = model.default_state()
+    x[model.state_index("slider_qd")] = 1e300
+    with pytest.raises(tl.DynamicsError, match=r"energy kinetic = inf from finite state.*"
+                                               r"state 'slider_qd' = 1e\+300"):
+        tl.energy(model, x)
+    linear, angular = tl.momentum(model, x)  # 1e300 kg m/s is large, not an overflow
+    assert np.all(np.isfinite(linear)) and np.all(np.isfinite(angular))
+    x = model.default_state()
+    x[model.state_index("balloon_vx")] = 1e308
+    with pytest.raises(tl.DynamicsError, match=r"momentum px = inf from finite state"):
+        tl.momentum(model, x)
+    x = model.default_state()
+    x[model.state_index("balloon_x")] = 1e308
+    with pytest.raises(tl.DynamicsError, match=r"centre of mass x = inf from finite state"):
+        tl.center_of_mass(model, x)

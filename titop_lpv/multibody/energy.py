@@ -9,12 +9,13 @@ import numpy as np
 from ..exceptions import DynamicsError
 from ..spatial.algebra import cross, dot, matvec
 from ..spatial.quaternion import conjugate, log, multiply, normalize
+from .diagnostics import non_finite_error
 from .joints import SPHERICAL, UNIVERSAL, is_one_dof
 from .kinematics import Kinematics, kinematics
 from .loops import loop_potential
 from .tree import Tree
 
-__all__ = ["center_of_mass", "energy", "momentum", "multi_dof_potential"]
+__all__ = ["center_of_mass", "energy", "energy_terms", "momentum", "multi_dof_potential"]
 
 
 def _finite_kinematics(model: Tree, x: Any, params: Any, what: str) -> Kinematics:
@@ -52,6 +53,48 @@ def _finite_kinematics(model: Tree, x: Any, params: Any, what: str) -> Kinematic
 
 def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Kinetic and potential energy [J].
+
+    The potential holds gravity, the joint springs (a spherical joint's ``½ k |θ|²``, θ the
+    rotation vector from its rest attitude), the loop-closure springs
+    (:mod:`titop_lpv.multibody.loops`), buoyancy and constant inertial-frame forces (``−F · r``).
+    Constant torques and body-frame loads have no potential and are not included; with
+    them, the total is not conserved. Damping loads dissipate: with them (and no other
+    non-conservative load) the total decreases.
+
+    Parameters
+    ----------
+    model : Tree
+        The compiled tree (a :class:`titop_lpv.Model`).
+    x : array_like (..., n_states)
+        State(s), in ``model.state_names`` order; leading axes are a batch (e.g. the
+        ``traj.x`` of a simulation).
+    params : dict or array_like, optional
+        Parameter values (a dict ``name -> value`` or an array in ``model.param_names``
+        order); defaults when omitted.
+
+    Returns
+    -------
+    kinetic, potential : ndarray, shape (...)
+
+    Raises
+    ------
+    DynamicsError
+        An entry of ``x`` is NaN or infinite (the message names the state), or an energy
+        overflows from finite values (the message names the largest state and datum).
+    """
+    kinetic, potential = energy_terms(model, x, params)
+    both = np.stack(np.broadcast_arrays(kinetic, potential), axis=-1)
+    if not np.all(np.isfinite(both)):
+        raise non_finite_error(model, x, None, model.physics(params), both, "energy",
+                               ("kinetic", "potential"))
+    return kinetic, potential
+
+
+def energy_terms(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Kinetic and potential energy [J], as computed: NaN or inf where they overflow.
+
+    What :func:`energy` returns, without its check of the result: the trim by energy
+    (:mod:`titop_lpv.analysis.trim_energy`) reads a non-finite potential as a rejected step.
 
     The potential holds gravity, the joint springs (a spherical joint's ``½ k |θ|²``, θ the
     rotation vector from its rest attitude), the loop-closure springs
@@ -125,12 +168,16 @@ def center_of_mass(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     Raises
     ------
     DynamicsError
-        An entry of ``x`` is NaN or infinite (the message names the state).
+        An entry of ``x`` is NaN or infinite (the message names the state), or the result
+        overflows from finite values.
     """
     kin = _finite_kinematics(model, x, params, "centre of mass")
     ph = kin.phys
     r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
-    return np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
+    com = np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
+    if not np.all(np.isfinite(com)):
+        raise non_finite_error(model, x, None, ph, com, "centre of mass", ("x", "y", "z"))
+    return com
 
 
 def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +203,8 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     Raises
     ------
     DynamicsError
-        An entry of ``x`` is NaN or infinite (the message names the state).
+        An entry of ``x`` is NaN or infinite (the message names the state), or the result
+        overflows from finite values.
     """
     kin = _finite_kinematics(model, x, params, "momentum")
     ph = kin.phys
@@ -168,7 +216,11 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
     p_in = matvec(Pall, p_body)
     h_in = cross(r_com, p_in) + matvec(Pall, matvec(inertia, w))
-    return np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)
+    both = np.concatenate([np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)], axis=-1)
+    if not np.all(np.isfinite(both)):
+        raise non_finite_error(model, x, None, ph, both, "momentum",
+                               ("px", "py", "pz", "hx", "hy", "hz"))
+    return both[..., :3], both[..., 3:]
 
 
 def multi_dof_potential(model: Tree, x: np.ndarray, kin: Kinematics) -> np.ndarray:
