@@ -183,6 +183,8 @@ def test_save_model_to_a_path_that_is_not_a_path(path):
     ({"fixed": [1.0]}, r"fixed must be a dict name -> value"),
     ({"scheduling": 3}, r"scheduling must be a dict name -> value"),
     ({"tol": "a"}, "tol must be a real number, got 'a'"),
+    ({"uncertain": 5}, "uncertain must be a list of names, got 5"),
+    ({"uncertain": "k"}, "uncertain must be a list of names, not the single string 'k'"),
 ])
 def test_linearize_uncertain_argument_types(kwargs, message):
     """Raw TypeError ('iteration over a 0-d array'), AttributeError ('str' object has no

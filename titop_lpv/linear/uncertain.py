@@ -407,8 +407,9 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         ``free``, a failed trim, or a model feature the block route cannot express (loop
         closures, steady spins, uncertain joint geometry).
     ArgumentTypeError, ArgumentError
-        ``free`` not a list of names; ``params``, ``fixed``, ``scheduling``, ``guess`` or
-        ``spin`` not a dict; ``tol`` not a finite number > 0.
+        ``free`` not a list of names; ``uncertain`` neither a dict nor a list of names;
+        ``params``, ``fixed``, ``scheduling``, ``guess`` or ``spin`` not a dict; ``tol`` not
+        a finite number > 0.
 
     Examples
     --------
@@ -429,6 +430,8 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     for arg, what in ((params, "params"), (fixed, "fixed"), (scheduling, "scheduling"),
                       (guess, "guess"), (spin, "spin")):  # raw errors at first use before
         mapping_or_none(arg, what)
+    if not isinstance(uncertain, Mapping):
+        name_list(uncertain, "uncertain")
     tol = real(tol, "tol", low=0.0, strict=True)
     free_list = name_list(free, "free")
     if free_list is None:
