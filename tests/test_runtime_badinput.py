@@ -566,8 +566,10 @@ def test_names_given_as_numpy_arrays(model):
                                   model.position(x, "pendulum1", "tip"))
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_energy_and_momentum_overflowing_from_finite_states_are_named(model):
-    """A velocity of 1e300 gave a kinetic energy of inf, silently."""
+    """A velocity of 1e300 gave a kinetic energy of inf, silently (now an error, not a numpy
+    warning)."""
     x = model.default_state()
     x[model.state_index("slider_qd")] = 1e300
     with pytest.raises(tl.DynamicsError, match=r"energy kinetic = inf from finite state.*"

@@ -82,7 +82,8 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
         An entry of ``x`` is NaN or infinite (the message names the state), or an energy
         overflows from finite values (the message names the largest state and datum).
     """
-    kinetic, potential = energy_terms(model, x, params)
+    with np.errstate(all="ignore"):  # an overflow is reported below, not warned
+        kinetic, potential = energy_terms(model, x, params)
     both = np.stack(np.broadcast_arrays(kinetic, potential), axis=-1)
     if not np.all(np.isfinite(both)):
         raise non_finite_error(model, x, None, model.physics(params), both, "energy",
@@ -173,8 +174,9 @@ def center_of_mass(model: Tree, x: Any, params: Any = None) -> np.ndarray:
     """
     kin = _finite_kinematics(model, x, params, "centre of mass")
     ph = kin.phys
-    r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
-    com = np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
+    with np.errstate(all="ignore"):  # an overflow is reported below, not warned
+        r_com = np.stack(kin.r, axis=-2) + matvec(np.stack(kin.P, axis=-3), ph.com)
+        com = np.sum(ph.mass[..., None] * r_com, axis=-2) / ph.total_mass[..., None]
     if not np.all(np.isfinite(com)):
         raise non_finite_error(model, x, None, ph, com, "centre of mass", ("x", "y", "z"))
     return com
@@ -212,11 +214,12 @@ def momentum(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.nd
     tw = np.stack(kin.tw, axis=-2)
     v, w = tw[..., :3], tw[..., 3:]
     inertia = ph.vals[..., model.slots.inertia]
-    p_body = ph.mass[..., None] * (v + cross(w, ph.com))  # m v_B, body frame
-    r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
-    p_in = matvec(Pall, p_body)
-    h_in = cross(r_com, p_in) + matvec(Pall, matvec(inertia, w))
-    both = np.concatenate([np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)], axis=-1)
+    with np.errstate(all="ignore"):  # an overflow is reported below, not warned
+        p_body = ph.mass[..., None] * (v + cross(w, ph.com))  # m v_B, body frame
+        r_com = np.stack(kin.r, axis=-2) + matvec(Pall, ph.com)
+        p_in = matvec(Pall, p_body)
+        h_in = cross(r_com, p_in) + matvec(Pall, matvec(inertia, w))
+        both = np.concatenate([np.sum(p_in, axis=-2), np.sum(h_in, axis=-2)], axis=-1)
     if not np.all(np.isfinite(both)):
         raise non_finite_error(model, x, None, ph, both, "momentum",
                                ("px", "py", "pz", "hx", "hy", "hz"))
