@@ -62,6 +62,8 @@ def _blocks(rng: np.random.Generator) -> Any:
         rows = 1 if kind != "full" else int(rng.integers(1, 3))
         cols = 1 if kind != "full" else int(rng.integers(1, 3))
         rep = int(rng.integers(1, 3))
+        if rng.random() < 0.03:  # far too large for the μ algorithms
+            rep = int(rng.choice([300, 10**6]))
         spec: list[Any] = [kind, rows, cols, rep, f"b{i}"]
         if rng.random() < 0.08:
             spec[int(rng.integers(1, 4))] = rng.choice([1.5, -1, 0, "a", None, np.nan])
@@ -73,9 +75,11 @@ def _size(blocks: Any) -> tuple[int, int]:
     try:
         st = tl.DeltaStructure(tuple(tl.Block(b[4], b[0], int(b[1]), int(b[2]), int(b[3]))
                                      for b in blocks))
-        return st.nz, st.nw
     except Exception:
         return 2, 2
+    if st.nz * st.nw > 4096:  # a structure far too large: a small system, the check must fire
+        return 2, 2
+    return st.nz, st.nw
 
 
 def _loop(rng: np.random.Generator, nreal: int = 1) -> Any:
@@ -130,7 +134,8 @@ def make_call(i: int, seed: int) -> tuple[str, Any]:
         obj = _bad(rng, _system(rng, 2, 2), [_matrix(rng, (2, 2)), control.tf([1], [1, 1]),
                                              "sys", None, np.full((2, 2), np.nan), 3.0,
                                              [[1, "a"]], np.inf])
-        kw = {"inputs": _bad(rng, None, [3, ["a"], "x y"])}
+        kw = {"inputs": _bad(rng, None, [3, ["a"], "x y"]),
+              "name": _bad(rng, "G", [3, ["G"], None, 1.5])}
         return name, lambda: tl.uss(obj, **kw)
     if name in ("structured_norm", "block_values"):
         b = _blocks(rng)
@@ -156,7 +161,8 @@ def make_call(i: int, seed: int) -> tuple[str, Any]:
         nz, nw = _size(b)
         sys = _bad(rng, _system(rng, nz, nw), [_matrix(rng, (nz, nw)), "s", None])
         om = _bad(rng, np.r_[0.0, np.logspace(-1, 1, 20)],
-                  [[np.nan, 1.0], [-1.0, 2.0], [], "a", None, [np.inf], [1e300]])
+                  [[np.nan, 1.0], [-1.0, 2.0], [], "a", None, [np.inf], [1e300], 2.0,
+                   [0.0, 1e308]])
         kw = {"seed": _bad(rng, 0, ["a", None])}
         return name, lambda: tl.mu_sweep(sys, b, om, **kw)
     if name == "delta_matrix":
@@ -169,7 +175,8 @@ def make_call(i: int, seed: int) -> tuple[str, Any]:
         return name, lambda: tl.close_lft(M, d)
     if name in ("lft_upper", "lft_lower"):
         M = _bad(rng, _matrix(rng, (3, 3)).real, [_system(rng, 3, 3), "M", None])
-        D = _bad(rng, _matrix(rng, (1, 1)).real, [np.nan, "a", None, np.ones((4, 4))])
+        D = _bad(rng, _matrix(rng, (1, 1)).real, [np.nan, "a", None, np.ones((4, 4)),
+                                                  control.tf([1, 1, 1], [1, 1])])
         f = getattr(tl, name)
         return name, lambda: f(M, D)
     if name == "star":
@@ -181,7 +188,7 @@ def make_call(i: int, seed: int) -> tuple[str, Any]:
                  [_system(rng, 2, 2), "G", None, _matrix(rng, (2, 2))])
         blocks = None if not isinstance(G, control.StateSpace) else _blocks(rng)
         om = _bad(rng, np.r_[0.0, np.logspace(-1, 2, 60)],
-                  [[np.nan], [-1.0], "a", [1e300], None])
+                  [[np.nan], [-1.0], "a", [1e300], None, [1e308], 3.0])
         if name == "robust_stability":
             kw = {"seed": _bad(rng, 0, ["a", None, -1])}
             return name, lambda: tl.robust_stability(G, blocks, om, **kw)

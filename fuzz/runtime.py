@@ -1,10 +1,12 @@
 """Seeded fuzz campaign of runtime arguments (issue 12: bad input never escapes raw).
 
 Calls ``simulate``, ``linearize``, ``jacobians``, ``Model.dynamics``, ``Model.outputs``,
-``Model.default_state``, ``trim_sweep``, ``linearize_sweep``, ``LPVGrid.at`` and
-``compare_response`` on the balloon (``examples/balloon.toml``) and on a one-body spring
-(for the sweeps), each argument either valid or drawn from a pool of bad values (NaN, ±inf,
-1e300, 1e25, strings, ragged lists, wrong lengths, unknown names, non-string names, ...).
+``Model.default_state``, ``trim_sweep``, ``linearize_sweep``, ``LPVGrid.at``,
+``compare_response``, ``energy``/``momentum``/``center_of_mass`` and the name arguments
+of ``Model.position``/``rotation``, ``linearize`` and ``trim`` (numpy arrays too) on the
+balloon (``examples/balloon.toml``) and on a one-body spring (for the sweeps), each
+argument either valid or drawn from a pool of bad values (NaN, ±inf, 1e300, 1e25, strings,
+ragged lists, wrong lengths, unknown names, non-string names, ...).
 Simulations use spans of at most 0.01 s, so a valid call returns in milliseconds. Each call
 is classified as
 
@@ -142,9 +144,11 @@ class Campaign:
         span = self.pick((0.0, 0.01), [(0.01, 0.0), (0.0, INF), (NAN, 0.01), (0.0, 0.0), "abc",
                                        (0.0,), (0.0, 0.01, 0.02), ("a", 1.0), None, (-INF, 0.0)])
         x0 = self.vector(self.x0) if self.rng.random() < 0.5 else None
-        u = self.pick(self.rng.choice([None, self.vector(np.zeros(1)), lambda t, x: [0.1]]),
+        u = self.pick(self.rng.choice([None, self.vector(np.zeros(1)), lambda t, x: [0.1],
+                                       lambda t: [0.1]]),
                       [lambda t, x: [NAN], lambda t, x: [1.0, 2.0], lambda t, x: "a",
-                       lambda t, x: [INF], lambda t, x: None], 0.5)
+                       lambda t, x: [INF], lambda t, x: None, lambda: [0.1],
+                       lambda t, x, y: [0.1], lambda t: [NAN]], 0.5)
         p = self.params()
         for key, valid, bad in (
             ("method", "RK45", ["rk45", "dop853", "nope", 5, None, "Radau"]),
@@ -204,6 +208,27 @@ class Campaign:
                                                 {"cart_q": "a"}, {5: 1.0}, 0.3])
         return lambda: tl.linearize_sweep(self.spring, grid, free, **kw)
 
+    def energy(self) -> Callable[[], Any]:
+        x, p = self.vector(self.x0), self.params()
+        f = self.rng.choice([tl.energy, tl.momentum, tl.center_of_mass])
+        return lambda: np.asarray(f(self.model, x, p))
+
+    def names(self) -> Callable[[], Any]:
+        body = self.pick("pendulum2", [np.array(["pendulum1", "pendulum2"]),
+                                       np.array("pendulum2"), 3, None, "nope", ["pendulum2"]])
+        point = self.pick("com", [np.array(["com", "tip"]), np.array("com"), 3, None, "nope"])
+        names = self.pick(["slider_tau"], [np.array("slider_tau"), np.array(["slider_tau"]),
+                                           np.array([["slider_tau"]])])
+        r = self.rng.random()
+        if r < 0.4:
+            return lambda: self.model.position(self.x0, body, point)
+        if r < 0.6:
+            return lambda: self.model.rotation(self.x0, body)
+        if r < 0.8:
+            return lambda: tl.linearize(self.model, self.op, inputs=names)
+        return lambda: tl.trim(self.spring, self.pick(["cart_q"], [np.array("cart_q"),
+                                                                   np.array(["cart_q"])]))
+
     def lpv_at(self) -> Callable[[], Any]:
         value = self.pick(15.0, SCALARS, 0.6)
         key = self.pick("k", ["zz", "K"], 0.2)
@@ -231,7 +256,8 @@ class Campaign:
         makers = [("dynamics", self.dynamics, 4), ("default_state", self.default_state, 1),
                   ("simulate", self.simulate, 4), ("linearize", self.linearize, 4),
                   ("jacobians", self.jacobians, 2), ("sweep", self.sweep, 2),
-                  ("lpv_at", self.lpv_at, 1), ("compare", self.compare, 1)]
+                  ("lpv_at", self.lpv_at, 1), ("compare", self.compare, 1),
+                  ("energy", self.energy, 1), ("names", self.names, 1)]
         names, funcs, weights = zip(*makers)
         k = self.rng.choices(range(len(names)), weights)[0]
         self.rate = self.rng.choice([0.0, 0.15, 0.35, 0.6])  # how many arguments go bad

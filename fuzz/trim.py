@@ -4,11 +4,13 @@ Every call gets mutated arguments (free, fixed, kind, spin, params, x0, guess, t
 max_nfev, pin_neutral) on three small models, under a per-call alarm (10 s). Outcomes:
 a typed ``titop_lpv`` error, a foreign exception (its type and the innermost titop_lpv
 frame are listed), a normal return (with a NaN anywhere in the result counted apart), or
-a hang. Run ``python fuzz/trim.py [calls]``; the table is deterministic for a given count.
+a hang. Run ``python fuzz/trim.py [--calls N] [--seed S]``; the table is deterministic for a
+given count and seed.
 """
 
 from __future__ import annotations
 
+import argparse
 import collections
 import signal
 import sys
@@ -140,8 +142,8 @@ def site(exc: BaseException) -> str:
     return f"{type(exc).__name__} at {where}"
 
 
-def main(calls: int = 2000) -> None:
-    rng = np.random.default_rng(12)
+def main(calls: int = 2000, seed: int = 12) -> None:
+    rng = np.random.default_rng(seed)
     ms = models()
     counts = collections.Counter()
     foreign = collections.Counter()
@@ -166,11 +168,17 @@ def main(calls: int = 2000) -> None:
             foreign[site(exc)] += 1
         finally:
             signal.alarm(0)
-    print(f"calls {calls}: typed {counts['typed']}, foreign {counts['foreign']}, returned "
-          f"{counts['returned']} (with NaN {counts['returned NaN']}), hung {counts['hung']}")
+    print(f"package: {tl.__file__}")
+    print(f"calls {calls}, seed {seed}: typed {counts['typed']}, foreign {counts['foreign']}, "
+          f"returned {counts['returned']} (with NaN {counts['returned NaN']}), "
+          f"hung {counts['hung']}")
     for where, k in foreign.most_common():
         print(f"  foreign {k:4d}  {where}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=12)
+    a = ap.parse_args(sys.argv[1:])
+    main(a.calls, a.seed)

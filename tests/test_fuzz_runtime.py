@@ -127,6 +127,20 @@ def check(call: Callable[[], Any]) -> None:
     assert finite(result), f"non-finite result {result!r:.200}"
 
 
+@settings(FUZZ, max_examples=120)
+@given(x=vectors(OP.x), params=PARAMS, which=st.sampled_from(["energy", "momentum",
+                                                               "center_of_mass"]))
+def test_energy_momentum_and_centre_of_mass(x, params, which):
+    """A NaN, infinite or overflowing state was a silent (nan, nan) (issue 25 item 5)."""
+    fn = getattr(tl, which)
+
+    def flat() -> np.ndarray:
+        result = fn(MODEL, x, params)
+        parts = result if isinstance(result, tuple) else (result,)
+        return np.concatenate([np.ravel(p) for p in parts])
+    check(flat)
+
+
 @settings(FUZZ, max_examples=300)
 @given(x=vectors(OP.x), u=either(st.none(), vectors(np.zeros(1))), params=PARAMS,
        outputs=st.booleans())
@@ -147,7 +161,8 @@ def test_default_state(params):
        x0=either(st.none(), vectors(OP.x)),
        u=either(st.none(), vectors(np.zeros(1)),
                    st.sampled_from([lambda t, x: [math.nan], lambda t, x: "a",
-                                    lambda t, x: [0.5], lambda t, x: [1e300]])),
+                                    lambda t, x: [0.5], lambda t, x: [1e300],
+                                    lambda t: [0.5], lambda: [0.5]])),
        params=either(st.none(), PARAMS),
        options=st.fixed_dictionaries({}, optional={
            "method": st.sampled_from(["rk45", "Radau", "lsoda", "nope", 5]),

@@ -12,6 +12,7 @@ import math
 import control
 import numpy as np
 import pytest
+from guards import hang_guard
 
 import titop_lpv as tl
 from titop_lpv.exceptions import TitopError
@@ -274,3 +275,78 @@ def test_more_unchecked_arguments_found_by_the_fuzz_campaign():
     assert_typed(e, ValueError, words=("cannot be connected",))
     with pytest.raises(ArgumentError):
         G ** 10**6
+
+
+# ------------------------------------------------------------ issue 25 item 5: last escapes
+def test_frequencies_beyond_the_range_of_a_double_are_refused():
+    """omega = [1e308]: robust_stability raised a raw OverflowError in the certificate,
+    mu_sweep scipy's "array must not contain infs or NaNs"."""
+    with pytest.raises(tl.RobustnessError) as e:
+        tl.robust_stability(damper_loop(), omega=[0.0, 1e308])
+    assert_typed(e, ValueError, words=("omega holds 1e+308 rad/s", "above 1e+15"))
+    sys = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with pytest.raises(tl.StructureError, match="omega holds 1e"):
+        tl.mu_sweep(sys, [("complex", 1, 1, 2)], [1e300])
+    with pytest.raises(tl.RobustnessError, match="omega holds"):
+        tl.worst_case_gain(damper_loop(), omega=[1.0, 1e200])
+
+
+def test_mu_sweep_on_one_frequency_needs_certify_false():
+    """A scalar omega: the certificate over [0, ∞] started from one point (seconds to
+    minutes, or scipy's "lower bound exceeds the upper bound")."""
+    sys = control.ss([[-2.0, -0.36], [-0.05, -2.6]], np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with hang_guard(30), pytest.raises(tl.StructureError) as e:
+        tl.mu_sweep(sys, [("real", 1, 1, 2)], 2.0)
+    assert_typed(e, ValueError, words=("one frequency (2 rad/s)", "certify=False"))
+    res = tl.mu_sweep(sys, [("real", 1, 1, 2)], 2.0, certify=False)
+    assert res.certified == "grid" and 0 <= res.peak_lower <= res.peak_upper
+
+
+@pytest.mark.parametrize("blocks", [[("real", 1, 1, 10**6, "a")],
+                                    [("full", 10**5, 10**5, 1, "a")],
+                                    [("complex", 1, 1, 300, "a"), ("real", 1, 1, 1, "b")]])
+def test_structures_too_large_for_the_mu_algorithms_are_refused_at_once(blocks):
+    """robust_stability on a structure with 10⁶ repeats ran for minutes (O(r² N²) scaling
+    basis); a 10⁵×10⁵ full block raised numpy's MemoryError."""
+    sys = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    with hang_guard(30):
+        for call, error in ((lambda: tl.robust_stability(sys, blocks), tl.RobustnessError),
+                            (lambda: tl.mu_sweep(sys, blocks, [0.0, 1.0]), tl.StructureError),
+                            (lambda: tl.mu_upper(np.eye(2), blocks), tl.StructureError),
+                            (lambda: tl.worst_case_gain(sys, blocks), tl.RobustnessError)):
+            with pytest.raises(error) as e:
+                call()
+            assert_typed(e, ValueError, words=("too large for the μ algorithms", "GiB",
+                                               "largest block 'a'"))
+        if blocks[0][3] * blocks[0][1] > 1000:  # Δ itself above 1 GiB (numpy's MemoryError)
+            with pytest.raises(tl.RobustnessError, match=r"dense .* GiB"):
+                tl.delta_matrix(blocks, [0.5] * len(blocks))
+
+
+def test_a_structure_of_ordinary_size_is_accepted():
+    st = tl.DeltaStructure((tl.Block("k", "real", 1, 1, 8), tl.Block("D", "full", 3, 3, 2)))
+    M = np.random.default_rng(3).normal(size=(st.nz, st.nw))
+    assert np.isfinite(tl.mu_upper(M, st).value)
+
+
+def test_uss_name_that_is_not_a_string():
+    """name=3 raised a raw TypeError later, when an evaluation quoted the name."""
+    sys = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    for call in (lambda: tl.uss(sys, name=3), lambda: tl.uss(sys).rename(name=["G"])):
+        with pytest.raises(ArgumentTypeError) as e:
+            call()
+        assert_typed(e, TypeError, words=("name must be a string or None",))
+    assert tl.uss(sys, name="G").name == "G"
+
+
+def test_improper_transfer_functions_are_named():
+    """lft_lower with an improper K raised python-control's ValueError ("non-proper")."""
+    improper = control.tf([1.0, 1.0, 1.0], [1.0, 1.0])
+    M = control.ss(-np.eye(2), np.eye(2), np.eye(2), np.zeros((2, 2)))
+    for call in (lambda: tl.lft_lower(M, improper), lambda: tl.lft_upper(np.eye(2), improper),
+                 lambda: tl.mu_sweep(improper, [("complex", 1, 1, 1)], [0.0, 1.0])):
+        with pytest.raises(ArgumentTypeError) as e:
+            call()
+        assert_typed(e, TypeError, words=("entry (0, 0)", "improper (deg num > deg den)"))
+    proper = tl.lft_lower(M, control.tf([1.0], [1.0, 1.0]))
+    assert proper.ninputs == 1 and proper.noutputs == 1

@@ -522,3 +522,69 @@ def test_trajectory_at_a_time_that_is_not_a_finite_number(model, time, error):
     with pytest.raises(error, match="time must be a"):
         traj.at(time)
     assert traj.at(0.01)["slider_q"] == traj["slider_q"][-1]
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_energy_momentum_and_com_of_a_non_finite_state_name_it(model, value):
+    x = np.tile(model.default_state(), (3, 1))
+    x[1, model.state_index("pendulum1_qd")] = value  # was (nan, nan), silently
+    for call, what in ((tl.energy, "energy"), (tl.momentum, "momentum"),
+                       (tl.center_of_mass, "centre of mass")):
+        with pytest.raises(tl.DynamicsError,
+                           match=rf"state 'pendulum1_qd' = -?(nan|inf): the {what} needs"):
+            call(model, x)
+    kinetic, potential = tl.energy(model, model.default_state())
+    assert kinetic == 0.0 and np.isfinite(potential)
+
+
+def test_simulate_input_function_of_time_alone(model):
+    """u(t), python-control's convention, raised a raw TypeError inside the integrator."""
+    traj = tl.simulate(model, (0.0, 0.02), u=lambda t: [0.5 + t], n_points=3)
+    ref = tl.simulate(model, (0.0, 0.02), u=lambda t, x: [0.5 + t], n_points=3)
+    np.testing.assert_array_equal(traj.x, ref.x)
+    np.testing.assert_allclose(traj.u[:, 0], 0.5 + traj.t)
+
+
+@pytest.mark.parametrize("u", [lambda: [0.0], lambda t, x, y: [0.0]])
+def test_simulate_input_function_that_takes_neither_t_nor_t_x(model, u):
+    with pytest.raises(ArgumentTypeError, match=r"u must be callable as u\(t\) or u\(t, x\); "
+                                                r"<lambda>\("):
+        tl.simulate(model, (0.0, 0.01), u=u)
+
+
+def test_names_given_as_numpy_arrays(model):
+    """A name as a 0-d numpy array raised "iteration over a 0-d array"; a point name as an
+    array numpy's "truth value of an array ... is ambiguous"."""
+    x = model.default_state()
+    with pytest.raises(tl.UnknownNameError, match=r"body 'pendulum1' has no point array\("):
+        model.position(x, "pendulum1", np.array(["com", "tip"]))
+    with pytest.raises(ArgumentTypeError, match=r"inputs must be a list of names, got array"):
+        tl.linearize(model, x=x, inputs=np.array("slider_tau"))
+    with pytest.raises(tl.TrimSpecError, match=r"free must be a list of variable names"):
+        tl.trim(model, np.array("slider.q"))
+    with pytest.raises(tl.TrimSpecError, match=r"free must be a list of names, got array"):
+        tl.trim_sweep(spring(), {"k": [10.0, 20.0]}, np.array("cart_q"), progress=False)
+    # a 1-D array of names is a list of names
+    np.testing.assert_array_equal(model.position(x, np.str_("pendulum1"), np.str_("tip")),
+                                  model.position(x, "pendulum1", "tip"))
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_energy_and_momentum_overflowing_from_finite_states_are_named(model):
+    """A velocity of 1e300 gave a kinetic energy of inf, silently (now an error, not a numpy
+    warning)."""
+    x = model.default_state()
+    x[model.state_index("slider_qd")] = 1e300
+    with pytest.raises(tl.DynamicsError, match=r"energy kinetic = inf from finite state.*"
+                                               r"state 'slider_qd' = 1e\+300"):
+        tl.energy(model, x)
+    linear, angular = tl.momentum(model, x)  # 1e300 kg m/s is large, not an overflow
+    assert np.all(np.isfinite(linear)) and np.all(np.isfinite(angular))
+    x = model.default_state()
+    x[model.state_index("balloon_vx")] = 1e308
+    with pytest.raises(tl.DynamicsError, match=r"momentum px = inf from finite state"):
+        tl.momentum(model, x)
+    x = model.default_state()
+    x[model.state_index("balloon_x")] = 1e308
+    with pytest.raises(tl.DynamicsError, match=r"centre of mass x = inf from finite state"):
+        tl.center_of_mass(model, x)

@@ -10,6 +10,7 @@ for an argument of the wrong kind (a string where a number is expected, ...), an
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,7 +27,9 @@ __all__ = [
     "check_branch_tol",
     "finite_vector",
     "flag",
+    "input_function",
     "integer",
+    "mapping_or_none",
     "name_list",
     "progress_option",
     "real",
@@ -158,13 +161,38 @@ def name_list(value: Any, what: str) -> list[str] | None:
     if isinstance(value, (str, bytes)):
         raise ArgumentTypeError(f"{what} must be a list of names, not the single string "
                                 f"{value!r:.60}: write [{value!r:.60}]")
-    if not isinstance(value, Iterable) or isinstance(value, dict):
+    if not isinstance(value, Iterable) or isinstance(value, dict) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):  # Iterable, not iterable
         raise ArgumentTypeError(f"{what} must be a list of names, got {value!r:.60}")
     names = list(value)
     for entry in names:
         if not isinstance(entry, str):
             raise ArgumentTypeError(f"{what}: every name must be a string, got {entry!r:.60}")
     return names
+
+
+def mapping_or_none(value: Any, what: str) -> Mapping[Any, Any] | None:
+    """A dict argument (``params``, ``fixed``, ``guess``, ...) or None, checked for its type.
+
+    Parameters
+    ----------
+    value : None or Mapping
+        The argument.
+    what : str
+        Its name, for the message.
+
+    Returns
+    -------
+    Mapping or None
+
+    Raises
+    ------
+    ArgumentTypeError
+        Anything else (a string, a list, a number).
+    """
+    if value is None or isinstance(value, Mapping):
+        return value
+    raise ArgumentTypeError(f"{what} must be a dict name -> value, got {value!r:.60}")
 
 
 def progress_option(value: Any, what: str = "progress") -> bool | Callable[..., Any]:
@@ -191,6 +219,51 @@ def progress_option(value: Any, what: str = "progress") -> bool | Callable[..., 
     if callable(value):
         return value
     raise ArgumentTypeError(f"{what} must be True, False or a callable, got {value!r:.60}")
+
+
+def input_function(value: Callable[..., Any], what: str = "u"
+                   ) -> Callable[[float, np.ndarray], Any]:
+    """A callable input as ``u(t, x)``: ``u(t, x)`` as given, ``u(t)`` (python-control's
+    convention) wrapped, its signature checked before any call.
+
+    Parameters
+    ----------
+    value : callable
+        ``u(t, x)`` (state feedback) or ``u(t)`` (a function of time alone).
+    what : str, optional
+        Its name in the messages (default ``"u"``).
+
+    Returns
+    -------
+    callable
+        ``f(t, x)``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` cannot be called with one or two positional arguments (``u()``,
+        ``u(t, x, y)``, ...). A callable without an inspectable signature (some builtins) is
+        called as ``u(t, x)``.
+
+    Examples
+    --------
+    >>> f = input_function(lambda t: [2.0 * t])
+    >>> f(0.5, None)
+    [1.0]
+    """
+    try:
+        sig = inspect.signature(value)
+    except (TypeError, ValueError):  # no signature to read: the documented u(t, x)
+        return value
+    for count in (2, 1):
+        try:
+            sig.bind(*range(count))
+        except TypeError:
+            continue
+        return value if count == 2 else (lambda t, x: value(t))
+    label = getattr(value, "__name__", type(value).__name__)
+    raise ArgumentTypeError(f"{what} must be callable as {what}(t) or {what}(t, x); "
+                            f"{label}{sig} is not")
 
 
 def finite_vector(value: Any, what: str, names: Sequence[str], kind: str) -> np.ndarray:

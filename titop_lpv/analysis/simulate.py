@@ -32,6 +32,7 @@ from .arguments import (
     ArgumentError,
     ArgumentTypeError,
     finite_vector,
+    input_function,
     integer,
     name_list,
     progress_option,
@@ -226,8 +227,10 @@ def simulate(
         Start and end time [s], finite, the end after the start.
     x0 : array_like, shape (n_states,), optional
         Initial state, finite (default: :meth:`Model.default_state`).
-    u : None, array_like (n_inputs,) or callable ``u(t, x) -> (n_inputs,)``, optional
-        Inputs: zero, constant, or a function of time and state (state feedback); finite.
+    u : None, array_like (n_inputs,) or callable ``u(t, x)`` or ``u(t)``, optional
+        Inputs: zero, constant, or a function returning ``(n_inputs,)`` finite values: of
+        time and state ``u(t, x)`` (state feedback), or of time alone ``u(t)`` (as in
+        python-control), told apart by the function's signature before the run.
     params : dict or array_like, optional
         Parameter values (defaults otherwise), one real parameter vector.
     t_eval : array_like, optional
@@ -576,8 +579,10 @@ def _input_function(model: Model, u: Any
     """``u(t, x)``: zero, a checked constant, or the user's function with its values
     checked; and whether the inputs are constant zeros."""
     if callable(u):
+        call = input_function(u)
+
         def ufun(t: float, x: np.ndarray) -> np.ndarray:
-            raw = u(t, x)
+            raw = call(t, x)
             val = numeric_array(raw)
             if val is None or np.iscomplexobj(val) or val.shape != (model.n_inputs,):
                 got = f"{raw!r:.60}" if val is None else f"shape {val.shape} ({val.dtype})"

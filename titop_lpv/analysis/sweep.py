@@ -366,7 +366,8 @@ def trim_sweep_then(
                                 f"{grid!r:.60}")
     if not grid:
         raise ArgumentError("trim_sweep needs a non-empty grid")
-    if isinstance(free, (str, bytes)) or not isinstance(free, Iterable):
+    if isinstance(free, (str, bytes)) or not isinstance(free, Iterable) or (
+            isinstance(free, np.ndarray) and free.ndim == 0):  # Iterable, not iterable
         raise TrimSpecError(f"free must be a list of names, got {free!r:.60}")
     if fixed is not None and not isinstance(fixed, Mapping):
         raise TrimSpecError(f"fixed must be a dict name -> value, got {fixed!r:.60}")

@@ -70,7 +70,8 @@ def name_list(value: Any, what: str) -> list[str]:
     -------
     list of str
     """
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable) or \
+            (isinstance(value, np.ndarray) and value.ndim == 0):  # Iterable, not iterable
         raise TrimSpecError(f"{what} must be a list of variable names, got {value!r}")
     names = list(value)
     for k, name in enumerate(names):

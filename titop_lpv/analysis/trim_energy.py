@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import lapack, solve_triangular
 
-from ..multibody.energy import energy
+from ..multibody.energy import energy_terms
 from ..multibody.inverse_dynamics import inverse_dynamics
 from ..multibody.joints import FREE, REVOLUTE, SPHERICAL, UNIVERSAL, is_one_dof
 from ..multibody.stiffness import gravity_stiffness, static_potential, supported
@@ -99,12 +99,12 @@ class EnergyProblem:
         A real point of a model without spherical or universal joints whose potential
         :func:`titop_lpv.multibody.stiffness.supported` covers is evaluated by
         :func:`~titop_lpv.multibody.stiffness.static_potential` (the compiled sweep of
-        poses); any other point by :func:`titop_lpv.multibody.energy.energy`.
+        poses); any other point by :func:`titop_lpv.multibody.energy.energy_terms`.
         """
         X, _, P = self.prob.assemble(z)
         if self.compiled_potential and np.ndim(z) == 1 and not np.iscomplexobj(z):
             return np.asarray(static_potential(self.prob.model, X, P))
-        return energy(self.prob.model, X, P)[1]
+        return energy_terms(self.prob.model, X, P)[1]
 
     def gradient(self, z: np.ndarray) -> np.ndarray:
         """Gradient of :meth:`potential`: the joint efforts that hold the configuration.

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -254,8 +255,9 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
     Raises
     ------
     ModelFileError
-        A file that does not exist, has an unknown extension or was not written by
-        :func:`save_linear` (named).
+        A file that does not exist, has an unknown extension, was not written by
+        :func:`save_linear` or was altered since (truncated, a field missing or of the wrong
+        type, NaN or infinite matrices), named.
     ArgumentTypeError
         ``path`` not a path.
     """
@@ -281,11 +283,22 @@ def load_linear(path: str | Path) -> control.StateSpace | LPVGrid | USS:
         return _build(rec)
     except ModelFileError:
         raise
-    except (ValueError, KeyError, TypeError, IndexError, OSError) as err:
+    except (ValueError, KeyError, TypeError, IndexError, OSError, AttributeError, EOFError,
+            zipfile.BadZipFile) as err:  # a truncated .npz, a list where a record was, ...
         raise ModelFileError(f"{path.name}: not a titop_lpv linear model ({err!r})") from None
 
 
+def _finite(rec: dict[str, Any], mats: dict[str, np.ndarray]) -> None:
+    """Refuse a record whose matrices hold NaN or inf (a silently non-finite model)."""
+    for key, M in mats.items():
+        if not np.all(np.isfinite(M)):
+            raise ModelFileError(f"the matrix {key} of {str(rec.get('name'))!r} holds NaN or "
+                                 "infinite entries")
+
+
 def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
+    if not isinstance(rec, dict):
+        raise ModelFileError(f"the record is a {type(rec).__name__}, not a table")
     kind = str(rec.get("kind"))
     if kind == "uss":
         return uss_from_record(rec, strings)
@@ -298,8 +311,10 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
         return np.asarray(rec[key], dtype=float).reshape(shape)
 
     if kind == "statespace":
-        sys = named_statespace(mat("A", (n, n)), mat("B", (n, m)), mat("C", (p, n)),
-                               mat("D", (p, m)), states=states, inputs=inputs,
+        mats = {"A": mat("A", (n, n)), "B": mat("B", (n, m)), "C": mat("C", (p, n)),
+                "D": mat("D", (p, m))}
+        _finite(rec, mats)
+        sys = named_statespace(*mats.values(), states=states, inputs=inputs,
                                outputs=outputs, name=str(rec["name"]))
         if "op" in rec:
             sys.op = _op_from(rec["op"])
@@ -323,7 +338,8 @@ def _build(rec: dict[str, Any]) -> control.StateSpace | LPVGrid | USS:
     dropped, dropped_outputs = read_dropped(rec)
     for k, idx in enumerate(np.ndindex(*shape)):
         ops[idx] = _op_from(points[k])
-        if not np.isnan(A[idx]).any():
+        if not np.isnan(A[idx]).any():  # a NaN A: a point where the trim failed
+            _finite(rec, {"A": A[idx], "B": B[idx], "C": C[idx], "D": D[idx]})
             systems[idx] = named_statespace(A[idx], B[idx], C[idx], D[idx], states=states,
                                             inputs=inputs, outputs=outputs,
                                             name=str(rec["name"]))

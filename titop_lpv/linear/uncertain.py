@@ -17,6 +17,7 @@ from typing import Any
 import control
 import numpy as np
 
+from ..analysis.arguments import ArgumentTypeError, mapping_or_none, name_list, real
 from ..analysis.operating_point import OperatingPoint
 from ..analysis.trim import trim
 from ..exceptions import ParameterError, UnknownNameError
@@ -403,6 +404,10 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
         declared one, a scheduled state that is not an actuated joint position held through
         ``free``, a failed trim, or a model feature the block route cannot express (loop
         closures, steady spins, uncertain joint geometry).
+    ArgumentTypeError, ArgumentError
+        ``free`` not a list of names; ``uncertain`` neither a dict nor a list of names;
+        ``params``, ``fixed``, ``scheduling``, ``guess`` or ``spin`` not a dict; ``tol`` not
+        a finite number > 0.
 
     Examples
     --------
@@ -420,10 +425,18 @@ def linearize_uncertain(model: Model, free: Iterable[str] = (),
     >>> G.kinds, G.delta.names, G.delta[0].repeats
     ({'k': 'exact'}, ('k',), 1)
     """
+    for arg, what in ((params, "params"), (fixed, "fixed"), (scheduling, "scheduling"),
+                      (guess, "guess"), (spin, "spin")):  # raw errors at first use before
+        mapping_or_none(arg, what)
+    if not isinstance(uncertain, Mapping):
+        name_list(uncertain, "uncertain")
+    tol = real(tol, "tol", low=0.0, strict=True)
+    free_list = name_list(free, "free")
+    if free_list is None:
+        raise ArgumentTypeError("free must be a list of names, got None")
     values = {**model.default_params()}
     values.update({resolve(k, model.param_names, "parameter", context="params"): v
                    for k, v in (params or {}).items()})
-    free_list = list(free)
     fixed_map = dict(fixed or {})
     sched = scheduled_specs(model, dict(scheduling or {}), free_list, fixed_map)
     if not uncertain and not sched:

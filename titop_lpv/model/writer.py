@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..exceptions import ModelFileError
+from ..exceptions import ArgumentTypeError, ModelFileError
 from .builder import System
 from .compiled import Model
 
@@ -249,6 +249,8 @@ def save_model(source: Model | System | dict[str, Any], path: str | Path) -> Pat
         format cannot hold (an infinite number in JSON), or YAML without PyYAML.
     ModelError
         ``source`` is not a valid model (every problem, naming the body and field).
+    ArgumentTypeError
+        ``path`` is not a str or a Path.
 
     Examples
     --------
@@ -262,6 +264,9 @@ def save_model(source: Model | System | dict[str, Any], path: str | Path) -> Pat
     >>> back.state_names == model.state_names, back == model
     (True, True)
     """
+    if not isinstance(path, (str, Path)):  # Path(None) raised a raw TypeError
+        raise ArgumentTypeError(f"path must be a str or a pathlib.Path, got "
+                                f"{type(path).__name__}")
     out = Path(path)
     kind = FORMATS.get(out.suffix.lower())
     if kind is None:

@@ -300,12 +300,10 @@ class Tree:
         ndarray, shape (3,)
         """
         self.body_index(body)
-        try:
+        if isinstance(point, str) and (body, point) in self.points:
             return self.points[(body, point)]
-        except KeyError:
-            pts = [p for (b, p) in self.points if b == body]
-            raise UnknownNameError(f"body {body!r} has no point {point!r}; points: {pts}"
-                                   ) from None
+        pts = [p for (b, p) in self.points if b == body]  # a point as an array reached here
+        raise UnknownNameError(f"body {body!r} has no point {point!r}; points: {pts}")
 
     def velocity_indices(self) -> tuple[int, ...]:
         """State indices of the generalized velocities ν: base twist (if floating), joint rates.

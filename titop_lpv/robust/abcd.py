@@ -15,7 +15,7 @@ import control
 import numpy as np
 
 from ..exceptions import ShapeError, TitopError
-from .checks import ArgumentTypeError, check_finite
+from .checks import ArgumentTypeError, check_finite, tf_to_ss
 
 __all__ = [
     "ABCD",
@@ -339,7 +339,7 @@ def to_abcd(X: Any, what: str) -> tuple[ABCD, control.StateSpace | None]:
         An array of more than two dimensions.
     """
     if isinstance(X, control.TransferFunction):
-        X = control.ss(X)
+        X = tf_to_ss(X, what)
     if isinstance(X, control.StateSpace):
         for m, Y in zip("ABCD", (X.A, X.B, X.C, X.D)):
             check_finite(np.asarray(Y), f"{what}.{m}")

@@ -221,7 +221,8 @@ class DeltaStructure:
         ------
         UncertaintyError
             A missing or unknown block, a wrong number of values, a non-numeric, NaN or
-            infinite value or a complex value for a real block.
+            infinite value, a complex value for a real block, or a Δ that would take more
+            than 1 GiB.
         ShapeError
             A value of the wrong shape.
 
@@ -247,6 +248,10 @@ class DeltaStructure:
         values = list(values)
         if len(values) != len(self.blocks):
             raise UncertaintyError(f"{len(values)} values for {len(self.blocks)} blocks")
+        if 16 * self.nw * self.nz > 2**30:  # dense complex Δ above 1 GiB: refused at once
+            raise UncertaintyError(f"Δ would be a dense {self.nw}×{self.nz} matrix "
+                                   f"({16 * self.nw * self.nz / 2**30:.3g} GiB, at most 1): "
+                                   f"the structure is too large ({self})")
         parts = []
         for b, v in zip(self.blocks, values):
             try:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import control
 import numpy as np
 
 from ..exceptions import ArgumentError, ArgumentTypeError
 
 __all__ = ["ArgumentError", "ArgumentTypeError", "check_count", "check_finite", "check_real",
-           "check_seed", "numeric_array"]
+           "check_seed", "numeric_array", "tf_to_ss"]
 
 
 def check_count(value: Any, what: str, *, minimum: int = 0, maximum: int | None = None,
@@ -206,3 +207,37 @@ def numeric_array(x: Any, what: str, *, dtype: type = complex, ndim: int | None 
     if ndim is not None and arr.ndim != ndim:
         raise error(f"{what} must be a {ndim}-D array, got shape {arr.shape}")
     return check_finite(arr, what, error)
+
+
+def tf_to_ss(tf: control.TransferFunction, what: str) -> control.StateSpace:
+    """A transfer function as a state-space system, refusing an improper one by name.
+
+    Parameters
+    ----------
+    tf : control.TransferFunction
+        The transfer function.
+    what : str
+        Its name in the messages.
+
+    Returns
+    -------
+    control.StateSpace
+
+    Raises
+    ------
+    ArgumentTypeError
+        An entry has ``deg num > deg den``: no state-space realisation exists
+        (python-control's ``ValueError`` "non-proper" before).
+    ArgumentError
+        A NaN or infinite coefficient.
+    """
+    for i, (rn, rd) in enumerate(zip(tf.num, tf.den)):
+        for j, (n, d) in enumerate(zip(rn, rd)):
+            if not (np.all(np.isfinite(n)) and np.all(np.isfinite(d))):
+                raise ArgumentError(f"{what}: entry ({i}, {j}) of the transfer function has "
+                                    "a NaN or infinite coefficient")
+            if np.trim_zeros(np.asarray(n), "f").size > np.trim_zeros(np.asarray(d), "f").size:
+                raise ArgumentTypeError(f"{what}: entry ({i}, {j}) of the transfer function is "
+                                        "improper (deg num > deg den): it has no state-space "
+                                        "realisation")
+    return control.ss(tf)

@@ -20,7 +20,7 @@ import numpy as np
 from ..exceptions import ShapeError
 from .abcd import ABCD, abcd_append, lft_upper_abcd, static_abcd, unique_names
 from .blocks import UncertaintyError
-from .checks import check_count, check_finite, check_seed, numeric_array
+from .checks import check_count, check_finite, check_seed, numeric_array, tf_to_ss
 from .system import LFTSystem
 
 __all__ = ["ComplexStateSpace", "evaluate", "grid", "normalise", "sample_delta", "statespace",
@@ -174,7 +174,7 @@ def _num(v: Any, key: str, kind: type = float) -> Any:
 def _full(a: Any, v: Any, physical: bool) -> Any:
     scale = 1.0 / a.bound if physical else 1.0
     if isinstance(v, control.TransferFunction):
-        v = control.ss(v)
+        v = tf_to_ss(v, f"ultidyn {a.name!r}: value")
     if isinstance(v, control.StateSpace):
         if (v.noutputs, v.ninputs) != a.shape:
             raise ShapeError(f"ultidyn {a.name!r}: value is {v.noutputs}×{v.ninputs} "

@@ -9,7 +9,14 @@ import numpy as np
 
 from .blocks import StructureError
 
-__all__ = ["check_omega", "default_omega"]
+__all__ = ["MAX_FREQUENCY", "check_omega", "default_omega"]
+
+MAX_FREQUENCY = 1e15
+"""Largest frequency [rad/s] an analysis accepts (optical frequencies are about 1e15).
+
+Far above a system's poles its response falls like a power of 1/ω; at 1e300 rad/s the
+responses, the scalings and the certificate's levels leave the range of a double (a raw
+``OverflowError`` before this check)."""
 
 
 def check_omega(omega: Any, error: type[Exception] = StructureError) -> np.ndarray:
@@ -28,6 +35,12 @@ def check_omega(omega: Any, error: type[Exception] = StructureError) -> np.ndarr
     ndarray
         The sorted unique frequencies.
 
+    Raises
+    ------
+    Exception
+        ``error``: not an array of numbers, empty, NaN, infinite, negative, or above
+        :data:`MAX_FREQUENCY`.
+
     Examples
     --------
     >>> check_omega([10.0, 0.0, 1.0, 10.0])
@@ -39,6 +52,9 @@ def check_omega(omega: Any, error: type[Exception] = StructureError) -> np.ndarr
         raise error(f"omega must be an array of frequencies [rad/s], got {omega!r}") from None
     if w.size == 0 or not np.all(np.isfinite(w)) or w[0] < 0:
         raise error("omega must be a non-empty set of finite frequencies >= 0 [rad/s]")
+    if w[-1] > MAX_FREQUENCY:
+        raise error(f"omega holds {w[-1]:.6g} rad/s: frequencies above {MAX_FREQUENCY:g} "
+                    "rad/s are refused (the responses there leave the range of a double)")
     return w
 
 

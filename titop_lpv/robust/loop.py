@@ -27,7 +27,7 @@ import numpy as np
 from ..exceptions import ShapeError, TitopError
 from .abcd import ABCD, IllPosedError, lft_upper_abcd
 from .blocks import StructureError, UncertaintyError, as_structure
-from .checks import check_finite, numeric_array
+from .checks import check_finite, numeric_array, tf_to_ss
 from .structure import MuStructure
 
 __all__ = ["AXIS_TOL", "LOOP_MAX_COND", "LoopLFT", "RobustnessError", "check_stable", "close_lft",
@@ -161,7 +161,7 @@ def split_lft(M: Any, blocks: Any, perf: bool = False) -> LoopLFT:
     except StructureError as exc:
         raise RobustnessError(str(exc)) from None
     if isinstance(M, control.TransferFunction):
-        M = control.ss(M)
+        M = tf_to_ss(M, "M")
     if not isinstance(M, control.StateSpace):
         raise RobustnessError(f"M must be a control.StateSpace or a USS, got "
                               f"{type(M).__name__}")

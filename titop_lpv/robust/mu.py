@@ -53,7 +53,14 @@ from .certify import (
     fdi_lambda,
     padded_system,
 )
-from .checks import ArgumentError, ArgumentTypeError, check_count, check_finite, check_seed
+from .checks import (
+    ArgumentError,
+    ArgumentTypeError,
+    check_count,
+    check_finite,
+    check_seed,
+    tf_to_ss,
+)
 from .frequency import check_omega
 from .mu_lower import lower_batch, mu_lower
 from .mu_upper import (
@@ -329,8 +336,10 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
     Raises
     ------
     StructureError
-        An invalid structure or grid, sizes that do not match, a discrete-time system, a
-        non-finite matrix or frequency response.
+        An invalid structure or grid (frequencies NaN, infinite, negative or above
+        :data:`~titop_lpv.robust.frequency.MAX_FREQUENCY`; one frequency with ``certify``),
+        sizes that do not match, a structure too large for the μ algorithms, a
+        discrete-time system, a non-finite matrix or frequency response.
     ArgumentTypeError
         ``sys`` is not a StateSpace (or TransferFunction), ``seed`` or ``polish`` is not
         an integer, ``floor`` not a number.
@@ -346,7 +355,7 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
     if not (np.isfinite(floor) and floor >= 0):
         raise ArgumentError(f"floor must be a finite number >= 0, got {floor}")
     if isinstance(sys, control.TransferFunction):
-        sys = control.ss(sys)
+        sys = tf_to_ss(sys, "sys")
     if not isinstance(sys, control.StateSpace):
         raise ArgumentTypeError(f"sys must be a control.StateSpace (the Δ-channel part M11), "
                                 f"got {type(sys).__name__}; for one matrix use mu_upper and "
@@ -360,6 +369,11 @@ def mu_sweep(sys: control.StateSpace, blocks: Any, omega: Sequence[float] | np.n
                              f"{st.nw} inputs")
     for m in "ABCD":
         check_finite(np.asarray(getattr(sys, m)), f"sys.{m}", StructureError)
+    if certify and omega.size < 2:  # one point to start from: the cover ran for minutes
+        raise StructureError(f"omega holds one frequency ({omega[0]:.6g} rad/s): the "
+                             "certificate over [0, ∞] needs a grid (e.g. np.r_[0, "
+                             "np.logspace(-2, 2, 50)]); for μ at that frequency alone pass "
+                             "certify=False")
     if st.N == 1 and st.all_real:  # μ ≠ 0 only where M(jω) is real: add those frequencies
         omega = np.unique(np.r_[omega, real_frequencies(sys.A, sys.B, sys.C)])
     try:

@@ -115,6 +115,11 @@ nested list
     -------
     USS
 
+    Raises
+    ------
+    ArgumentTypeError
+        ``name`` is neither a string nor None.
+
     Examples
     --------
     >>> from titop_lpv.robust.atoms import ureal

@@ -319,7 +319,11 @@ def robust_stability(M: Any, blocks: Any = None,
     ------
     RobustnessError
         Unstable loop at Δ = 0 (the centre of the box), sizes of M and of the structure
-        that do not match, or non-finite matrices.
+        that do not match, a structure too large for the μ algorithms, non-finite
+        matrices, or a frequency NaN, infinite, negative or above
+        :data:`~titop_lpv.robust.frequency.MAX_FREQUENCY`.
+    StructureError
+        A grid of one frequency with ``certify`` (see :func:`~titop_lpv.robust.mu.mu_sweep`).
     ArgumentTypeError, ArgumentError
         ``seed`` is not an integer >= 0; ``refine`` is not one of "auto", "branch", False;
         ``budget`` is not a finite number > 0.

@@ -21,7 +21,46 @@ import numpy as np
 from .blocks import DeltaStructure, StructureError, as_structure
 from .checks import numeric_array
 
-__all__ = ["MuBound", "MuStructure", "block_values", "structured_norm"]
+__all__ = ["MAX_SCALING_BYTES", "MuBound", "MuStructure", "block_values", "check_scaling_size",
+           "structured_norm"]
+
+
+MAX_SCALING_BYTES = 2**30
+"""Largest memory [bytes] the basis of the D-G scalings of a structure may take (1 GiB).
+
+The basis holds one ``N × N`` complex matrix per pair of copies of each block (twice for a
+repeated block, once more for a real one): ``16 N² Σ r²`` bytes or so, ``N`` the padded
+size and ``r`` the repeats. Beyond this the μ algorithms cannot run (memory, and hours of
+LMI steps); :class:`MuStructure` refuses such a structure at once."""
+
+
+def check_scaling_size(delta: DeltaStructure, N: int) -> None:
+    """Refuse a structure whose D-G scalings cannot be held in memory (at once, by name).
+
+    Parameters
+    ----------
+    delta : DeltaStructure
+        The structure.
+    N : int
+        Its padded size (AB13MD's square matrix).
+
+    Raises
+    ------
+    StructureError
+        The basis would take more than :data:`MAX_SCALING_BYTES`; the message names the
+        block with the most copies.
+    """
+    count = sum(b.repeats ** 2 * (2 if b.repeats > 1 else 1) + (b.repeats ** 2 if b.kind ==
+                                                                  "real" else 0)
+                for b in delta.blocks)
+    need = 16 * N * N * count
+    if need > MAX_SCALING_BYTES:
+        big = max(delta.blocks, key=lambda b: (b.repeats, b.rows * b.cols))
+        raise StructureError(
+            f"the block structure is too large for the μ algorithms: padded size N = {N}, "
+            f"its D-G scalings would need {need / 2**30:.3g} GiB (at most "
+            f"{MAX_SCALING_BYTES / 2**30:g}); largest block {big.name!r} ({big.kind} "
+            f"{big.rows}x{big.cols} x{big.repeats})")
 
 
 class MuStructure:
@@ -46,6 +85,12 @@ class MuStructure:
         Columns and rows of Δ.
     N : int
         Size of the square zero-padded matrix given to AB13MD.
+
+    Raises
+    ------
+    StructureError
+        An invalid structure, or one too large for the μ algorithms
+        (:func:`check_scaling_size`).
     """
 
     def __init__(self, blocks: DeltaStructure | Any):
@@ -54,6 +99,7 @@ class MuStructure:
         nb = len(bl)
         self.nz, self.nw = sum(b.nz for b in bl), sum(b.nw for b in bl)
         self.N = N = sum(max(b.rows, b.cols) * b.repeats for b in bl)
+        check_scaling_size(self.delta, N)
         self.zidx, self.widx, self.pidx, self.copies = [], [], [], []
         zpos, wpos, ab_nb, ab_it, sz, sw, sblk = [], [], [], [], [], [], []
         colT, colG, self.dparam = [], [], np.zeros(N, int)

@@ -22,7 +22,7 @@ from typing import Any
 import control
 import numpy as np
 
-from ..exceptions import ShapeError
+from ..exceptions import ArgumentTypeError, ShapeError
 from .abcd import ABCD, to_abcd, unique_names
 from .blocks import DeltaStructure, UncertaintyError
 
@@ -142,6 +142,8 @@ class LFTSystem(Uncertain):
     def _set(self, S: ABCD, dt: Any, delta: DeltaStructure, params: Sequence[Any],
              inputs: Sequence[str], outputs: Sequence[str], states: Sequence[str],
              name: str | None) -> None:
+        if name is not None and not isinstance(name, str):  # evaluations quote it later
+            raise ArgumentTypeError(f"name must be a string or None, got {name!r:.60}")
         S = ABCD(*(np.array(M, dtype=float) for M in S))
         for M in S:
             M.flags.writeable = False
