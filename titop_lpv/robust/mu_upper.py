@@ -188,7 +188,8 @@ def full_scalings(xd: np.ndarray, st: MuStructure) -> np.ndarray:
 
 
 def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters: int = 40,
-              full: bool = False, tau: float = 2e-3) -> tuple[np.ndarray, np.ndarray]:
+              full: bool = False, tau: float = 2e-3,
+              target: np.ndarray | float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Batched L-BFGS on the smoothed certificate: the best valid bounds and their scalings
     (overflowing trial steps are rejected by the line search).
 
@@ -206,6 +207,11 @@ def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters
         Full-block scalings (default False: diagonal).
     tau : float, optional
         Relative smoothing of λ_max (default 2e-3).
+    target : float or ndarray (F,), optional
+        Stop each matrix at the first iterate whose bound is at most its target (default:
+        none). Where the infimum is approached only as G̃ → ∞ (real blocks), the first
+        scalings to reach a level keep G̃ moderate, so their certificate does not hinge on
+        rounding (:func:`titop_lpv.robust.certify.fdi_error`).
 
     Returns
     -------
@@ -213,10 +219,12 @@ def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters
         The certified bounds and the scalings attaining them.
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return _dg_lbfgs(Z, st, x0, iters, full, tau)
+        tg = None if target is None else np.broadcast_to(np.asarray(target, float) ** 2,
+                                                          (Z.shape[0],))
+        return _dg_lbfgs(Z, st, x0, iters, full, tau, tg)
 
 
-def _dg_lbfgs(Z, st, x0, iters, full, tau):
+def _dg_lbfgs(Z, st, x0, iters, full, tau, tg=None):
     F, nv = Z.shape[0], (st.nT + st.nG) if full else (st.nd + st.nr)
     if st.N == 1 and st.all_real:  # exact: |z| if z is real, else 0
         return _scalar_real(Z[:, 0, 0]), np.ones((F, nv))
@@ -249,6 +257,10 @@ def _dg_lbfgs(Z, st, x0, iters, full, tau):
         p[bad], slope[bad] = -gr[bad] * gamma[bad, None], -(gr[bad] ** 2).sum(1) * gamma[bad]
         stop = frozen | (best <= 1e-12 * l0) | ~np.all(np.isfinite(p), 1) | \
             (np.abs(x).max(1) > 1e8)
+        if tg is not None:
+            stop |= best <= tg
+        if stop.all():  # nothing moves any more
+            break
         p[stop], slope[stop] = 0.0, 0.0
         a, act = np.minimum(1.0, 3 * a_prev), slope < 0
         xn, fn, gn, lmn = x.copy(), f.copy(), gr.copy(), lm.copy()
