@@ -24,8 +24,22 @@ an interval. Each interval is then checked by evaluating Φ at 9 frequencies ins
 at 10³·ω₀, 10⁶·ω₀ and ∞ for an unbounded one); when a check fails the crossings are
 recomputed with a 100× looser tolerance (10⁻⁶, 10⁻⁴, 10⁻²), and a region no tolerance
 certifies is reported as not certified, never hidden. A candidate crossing ``ω_c`` where
-``λ_max(Φ(jω_c)) < −10⁻⁶ β²`` is dropped (``det Φ(jω_c) = 0`` needs an eigenvalue 0, so
-``λ_max ≥ 0`` there): spurious ones near ω = 0 otherwise block the interval.
+``λ_max(Φ(jω_c)) + err < −10⁻⁶ β²`` is dropped (``det Φ(jω_c) = 0`` needs an eigenvalue
+0, so ``λ_max ≥ 0`` there): spurious ones near ω = 0 otherwise block the interval.
+
+Rounding: every sign test of ``λ_max(Φ)`` (at ω₀, at the probes, at dropped crossings) is
+made on ``λ_max + err`` with ``err`` a bound on the rounding error of the computed
+``λ_max`` (:func:`fdi_error`), so that a certificate never rests on the sign of a rounded
+eigenvalue (with a huge G̃ it was decided by the BLAS kernel). First-order bounds, Frobenius
+norms (which bound the 2-norms), n states, N channels, ε the unit roundoff: the solve
+``X = (jωI − A)⁻¹ B`` is backward stable, so ``‖δX‖ ≤ n ε κ(jωI − A) ‖X‖`` and
+``e_Z = (n + 2) ε ((n κ + 1) ‖C‖ ‖X‖ + ‖D‖)`` bounds the error of Z (0 at ω = ∞: Z = D,
+the data); ``e_N = ‖T‖ ‖T⁻¹‖ e_Z + 2 (N + 1) ε ‖T‖ ‖Z‖ ‖T⁻¹‖`` that of N = T Z T⁻¹;
+Φ then errs by ``(2‖N‖ + e_N + 2‖G̃‖) e_N`` from δN, by
+``(N + 3) ε (‖N‖² + 2 ‖G̃‖ ‖N‖ + √N β²)`` from its own products and sums, and its
+computed eigenvalue by ``4 N ε ‖Φ‖`` (backward-stable Hermitian eigensolver, Weyl); the sum
+is doubled to cover the rounding of this estimate. The bound is normwise, so pessimistic
+for badly conditioned T with a huge G̃: such scalings are refused, never trusted.
 """
 
 from __future__ import annotations
