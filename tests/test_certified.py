@@ -106,6 +106,59 @@ def test_pure_real_structure_is_certified_against_brute_force():
     assert 0.5 <= res.peak_upper <= 0.5 * (1 + 1.01e-4)
 
 
+def msd_pd():
+    """The system of the pure-real test (mass-spring-damper with PD, two real gains)."""
+    A = np.array([[0.0, 1.0], [-3.0, -1.0]])
+    B = np.array([[0.0, 0.0], [-1.0, -1.0]])
+    return A, B, np.array([[0.5, 0.0], [0.0, 0.5]])
+
+
+def test_a_certificate_never_rests_on_the_sign_of_a_rounded_eigenvalue():
+    """D-G scalings optimised to the end on the flat μ = 0.5 band have a huge G̃ (about
+    5e12, κ(T) about 2e6): λ_max(Φ) = −1e-8 at β = 0.5(1 + 2e-8) while the rounding bound is
+    far larger. The old check accepted an interval on that sign (how SkylakeX kernels and
+    others disagreed); it is refused now. The bound holds where it is checked: orthogonal
+    similarities of the realisation (exact in theory) move λ_max by less than ``err``."""
+    from scipy.stats import ortho_group
+
+    from titop_lpv.robust.certify import diag_scaling, fdi_error
+    from titop_lpv.robust.mu_upper import dg_batch, dg_init
+
+    A, B, C = msd_pd()
+    st = MuStructure([("real", 1, 1, 1)] * 2)
+    c, beta = 1.7, 0.5 * (1 + 2e-8)
+    Z = st.pad(freqresp(control.ss(A, B, C, np.zeros((2, 2))), [c]))
+    ub, x = dg_batch(Z, st, dg_init(Z, st), iters=200)
+    sc = diag_scaling(x[0], st)
+    assert np.abs(sc.Gt).max() > 1e10 and ub[0] == pytest.approx(0.5, rel=1e-7)
+    pz = padded_system(A, B, C, np.zeros((2, 2)), st.zpos, st.wpos, st.N)
+    lam, err = fdi_error(pz, sc, beta, [c])
+    assert lam[0] < 0 < lam[0] + err[0]  # the sign alone would certify
+    assert scaled_interval(pz, beta, sc, c) is None
+    for k in range(5):
+        T = ortho_group.rvs(2, random_state=k)
+        pk = padded_system(T.T @ A @ T, T.T @ B, C @ T, np.zeros((2, 2)), st.zpos, st.wpos,
+                           st.N)
+        lk, ek = fdi_error(pk, sc, beta, [c, 0.9, np.inf])
+        l0, _ = fdi_error(pz, sc, beta, [c, 0.9, np.inf])
+        assert np.all(np.abs(lk - l0) <= np.minimum(ek, err[0]))
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_pure_real_certificate_survives_a_similarity_of_the_realisation(seed):
+    """The same band certified after an orthogonal change of state basis (the same μ in
+    exact arithmetic, different rounding everywhere): the level and the verdict do not
+    depend on rounding."""
+    from scipy.stats import ortho_group
+
+    A, B, C = msd_pd()
+    T = ortho_group.rvs(2, random_state=seed)
+    sys = control.ss(T.T @ A @ T, T.T @ B, C @ T, np.zeros((2, 2)))
+    res = mu_sweep(sys, [("real", 1, 1, 1)] * 2, np.r_[0, np.logspace(-1, 1, 40)])
+    assert res.certified == "intervals" and res.uncertified.size == 0
+    assert 0.5 <= res.peak_upper <= 0.5 * (1 + 1.01e-4)
+
+
 # ------------------------------------------------- robust stability, real + ultidyn
 def real_and_ultidyn_loop():
     """A lightly damped plant with an uncertain gain k and multiplicative unmodelled

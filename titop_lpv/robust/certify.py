@@ -24,8 +24,22 @@ an interval. Each interval is then checked by evaluating Φ at 9 frequencies ins
 at 10³·ω₀, 10⁶·ω₀ and ∞ for an unbounded one); when a check fails the crossings are
 recomputed with a 100× looser tolerance (10⁻⁶, 10⁻⁴, 10⁻²), and a region no tolerance
 certifies is reported as not certified, never hidden. A candidate crossing ``ω_c`` where
-``λ_max(Φ(jω_c)) < −10⁻⁶ β²`` is dropped (``det Φ(jω_c) = 0`` needs an eigenvalue 0, so
-``λ_max ≥ 0`` there): spurious ones near ω = 0 otherwise block the interval.
+``λ_max(Φ(jω_c)) + err < −10⁻⁶ β²`` is dropped (``det Φ(jω_c) = 0`` needs an eigenvalue
+0, so ``λ_max ≥ 0`` there): spurious ones near ω = 0 otherwise block the interval.
+
+Rounding: every sign test of ``λ_max(Φ)`` (at ω₀, at the probes, at dropped crossings) is
+made on ``λ_max + err`` with ``err`` a bound on the rounding error of the computed
+``λ_max`` (:func:`fdi_error`), so that a certificate never rests on the sign of a rounded
+eigenvalue (with a huge G̃ it was decided by the BLAS kernel). First-order bounds, Frobenius
+norms (which bound the 2-norms), n states, N channels, ε the unit roundoff: the solve
+``X = (jωI − A)⁻¹ B`` is backward stable, so ``‖δX‖ ≤ n ε κ(jωI − A) ‖X‖`` and
+``e_Z = (n + 2) ε ((n κ + 1) ‖C‖ ‖X‖ + ‖D‖)`` bounds the error of Z (0 at ω = ∞: Z = D,
+the data); ``e_N = ‖T‖ ‖T⁻¹‖ e_Z + 2 (N + 1) ε ‖T‖ ‖Z‖ ‖T⁻¹‖`` that of N = T Z T⁻¹;
+Φ then errs by ``(2‖N‖ + e_N + 2‖G̃‖) e_N`` from δN, by
+``(N + 3) ε (‖N‖² + 2 ‖G̃‖ ‖N‖ + √N β²)`` from its own products and sums, and its
+computed eigenvalue by ``4 N ε ‖Φ‖`` (backward-stable Hermitian eigensolver, Weyl); the sum
+is doubled to cover the rounding of this estimate. The bound is normwise, so pessimistic
+for badly conditioned T with a huge G̃: such scalings are refused, never trusted.
 """
 
 from __future__ import annotations
@@ -41,7 +55,7 @@ from .mu_upper import dg_batch
 from .structure import MuStructure
 
 __all__ = ["Certificate", "Scaling", "budgets", "complex_scaling", "cover", "diag_scaling",
-           "fdi_lambda", "padded_system", "scaled_interval"]
+           "fdi_error", "fdi_lambda", "padded_system", "scaled_interval"]
 
 TOLS = (1e-6, 1e-4, 1e-2)  # on-axis tolerances tried in turn (module docstring)
 
@@ -181,7 +195,8 @@ def padded_system(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
 
 
 def fdi_lambda(sys, s: Scaling, beta: float, omega: np.ndarray) -> np.ndarray:
-    """Largest eigenvalue of ``Φ(jω)`` (module docstring) at each frequency (``inf``: ω = ∞).
+    """Largest eigenvalue of ``Φ(jω)`` (module docstring) at each frequency (``inf``: ω = ∞),
+    as computed (:func:`fdi_error` bounds its rounding error).
 
     Parameters
     ----------
@@ -194,17 +209,70 @@ def fdi_lambda(sys, s: Scaling, beta: float, omega: np.ndarray) -> np.ndarray:
     omega : ndarray
         Frequencies [rad/s], ``inf`` allowed.
     """
+    return _fdi(sys, s, beta, omega)[0]
+
+
+def fdi_error(sys, s: Scaling, beta: float, omega: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``λ_max(Φ(jω))`` as computed and a bound on its rounding error: the exact
+    ``λ_max`` lies within ``err`` of the computed one (module docstring, "Rounding").
+
+    Parameters
+    ----------
+    sys : tuple of ndarray
+        ``(A, B, C, D)`` of the padded ``Z(s)`` (:func:`padded_system`).
+    s : Scaling
+        The scalings.
+    beta : float
+        The level.
+    omega : ndarray
+        Frequencies [rad/s], ``inf`` allowed.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``lam`` and ``err``, one per frequency.
+    """
+    return _fdi(sys, s, beta, omega)
+
+
+def _fdi(sys, s: Scaling, beta: float, omega) -> tuple[np.ndarray, np.ndarray]:
+    """λ_max(Φ(jω)) and its error bound (:func:`fdi_error`)."""
     A, B, C, D = sys
     omega = np.asarray(omega, float).ravel()
-    out = np.empty(omega.size)
-    eye = np.eye(D.shape[0])
+    lam, err = np.empty(omega.size), np.empty(omega.size)
+    Nn = D.shape[0]
+    n = A.shape[0]
+    eye = np.eye(Nn)
+    eps = np.finfo(float).eps
+    nT, nTi = np.linalg.norm(s.T), np.linalg.norm(s.Ti)  # Frobenius norms bound 2-norms
+    nG = np.linalg.norm(s.Gt)
     for k, w in enumerate(omega):
-        Z = D if not np.isfinite(w) else (
-            C @ np.linalg.solve(1j * w * np.eye(A.shape[0]) - A, B) + D if A.size else D)
+        if not np.isfinite(w) or n == 0:
+            Z, eZ = D, 0.0  # the data themselves: exact
+        else:
+            R = 1j * w * np.eye(n) - A
+            X = np.linalg.solve(R, B)
+            Z = C @ X + D
+            sv = np.linalg.svd(R, compute_uv=False)
+            kap = sv[0] / sv[-1] if sv[-1] > 0 else np.inf
+            # backward-stable solve: ‖δX‖ <= n ε κ(R) ‖X‖ (first order); the products add
+            # (n + 2) ε (‖C‖‖X‖ + ‖D‖)
+            eZ = (n + 2) * eps * ((n * kap + 1) * np.linalg.norm(C) * np.linalg.norm(X) +
+                                  np.linalg.norm(D))
         Nm = s.T @ Z @ s.Ti
         P = Nm.conj().T @ Nm + 1j * (s.Gt @ Nm - Nm.conj().T @ s.Gt) - beta ** 2 * eye
-        out[k] = np.linalg.eigvalsh((P + P.conj().T) / 2)[-1]
-    return out
+        P = (P + P.conj().T) / 2
+        lam[k] = np.linalg.eigvalsh(P)[-1]
+        nN = np.linalg.norm(Nm)
+        # N = T Z T⁻¹: the error of Z scaled, plus the two products
+        eN = nT * nTi * eZ + 2 * (Nn + 1) * eps * nT * np.linalg.norm(Z) * nTi
+        # Φ from N: the perturbation of NᴴN + j(G̃N − NᴴG̃) by δN, the rounding of the
+        # products and sums, and the backward error of the Hermitian eigensolver
+        e = (2 * nN + eN + 2 * nG) * eN + \
+            (Nn + 3) * eps * (nN ** 2 + 2 * nG * nN + np.sqrt(Nn) * beta ** 2) + \
+            4 * Nn * eps * np.linalg.norm(P)
+        err[k] = 2.0 * e if np.isfinite(e) else np.inf  # 2: the rounding of this estimate
+    return lam, err
 
 
 def budgets(N: int) -> dict[str, int]:
@@ -265,12 +333,14 @@ def scaled_interval(sys, beta: float, s: Scaling, w0: float) -> tuple[float, flo
         ``(lo, hi)``; ``lo = −1`` when the interval reaches ω = 0 (included), ``hi = inf``
         when it reaches ω = ∞ (included).
     """
-    if fdi_lambda(sys, s, beta, [w0])[0] >= 0:
+    lam, err = fdi_error(sys, s, beta, [w0])
+    if not lam[0] + err[0] < 0:  # Φ(j w0) < 0 proved despite rounding
         return None
     for tol in TOLS:
         c = _crossings(sys, s, beta, tol)
         if c.size:  # det Φ(jc) = 0 needs λ_max(Φ(jc)) >= 0: drop clearly spurious ones
-            c = c[fdi_lambda(sys, s, beta, c) >= -1e-6 * beta ** 2]
+            lam, err = fdi_error(sys, s, beta, c)
+            c = c[lam + err >= -1e-6 * beta ** 2]
         if np.any(np.abs(c - w0) <= 1e-12 * max(w0, 1e-300)):
             return None
         below, above = c[c < w0], c[c > w0]
@@ -285,7 +355,8 @@ def scaled_interval(sys, beta: float, s: Scaling, w0: float) -> tuple[float, flo
                           max(w0, 1e-6) * np.array([10.0, 1e3, 1e6]), np.inf]
         if lo < 0:
             probe = np.r_[probe, 0.0]
-        if np.all(fdi_lambda(sys, s, beta, probe) < 0):
+        lam, err = fdi_error(sys, s, beta, probe)
+        if np.all(lam + err < 0):
             return lo, hi
     return None
 

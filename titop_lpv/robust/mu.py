@@ -550,6 +550,13 @@ def _certify_upper(sys: Any, st: MuStructure, scale: float, w: np.ndarray, u: np
         Zb = scaled_matrices(x0, Z, st, False)[0][0]  # Osborne-balanced, G = 0
         out = [best, (float(np.linalg.norm(Mc[0], 2)), Scaling(eye, eye, 0 * eye)),
                (float(np.linalg.norm(Zb, 2)), diag(x0[0]))]
+        if st.has_real and not hard and level > best[0]:  # the first scalings to reach
+            # the level with some room: G̃ moderate, so Φ < 0 is decided above rounding
+            r = np.array([1e-5, 1e-6, 1e-7])
+            Zs = np.repeat(Z, 2 * r.size, 0)
+            xs0 = np.r_[np.repeat(warm(c)[None], r.size, 0), np.repeat(x0, r.size, 0)]
+            ut, xt = dg_batch(Zs, st, xs0, iters=200, target=np.tile(level / (1 + r), 2))
+            out += [(float(u), diag(xk)) for u, xk in zip(ut, xt) if u < level]
         return _hard(c) if hard and st.has_real else out
 
     def _hard(c):  # D only, then D-G shared over [c, c + h]: milder, longer intervals

@@ -23,7 +23,7 @@ from .checks import ArgumentError
 from .structure import MuBound, MuStructure
 
 __all__ = ["AB13MD_MAX_N", "REAL_TOL", "dg_batch", "dg_common", "dg_init", "full_scalings",
-           "mu_upper", "pow2_scale", "scaled_matrices", "upper_bound"]
+           "mu_upper", "pow2_scale", "real_eig_bound", "scaled_matrices", "upper_bound"]
 
 # a 1×1 real block: μ(z) = |z| if z is real, else 0. For an upper bound, z is taken as real
 # when |Im z| <= REAL_TOL |z| (a larger bound, so still valid): a frequency that a crossing
@@ -188,7 +188,8 @@ def full_scalings(xd: np.ndarray, st: MuStructure) -> np.ndarray:
 
 
 def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters: int = 40,
-              full: bool = False, tau: float = 2e-3) -> tuple[np.ndarray, np.ndarray]:
+              full: bool = False, tau: float = 2e-3,
+              target: np.ndarray | float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Batched L-BFGS on the smoothed certificate: the best valid bounds and their scalings
     (overflowing trial steps are rejected by the line search).
 
@@ -206,6 +207,11 @@ def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters
         Full-block scalings (default False: diagonal).
     tau : float, optional
         Relative smoothing of λ_max (default 2e-3).
+    target : float or ndarray (F,), optional
+        Stop each matrix at the first iterate whose bound is at most its target (default:
+        none). Where the infimum is approached only as G̃ → ∞ (real blocks), the first
+        scalings to reach a level keep G̃ moderate, so their certificate does not hinge on
+        rounding (:func:`titop_lpv.robust.certify.fdi_error`).
 
     Returns
     -------
@@ -213,10 +219,12 @@ def dg_batch(Z: np.ndarray, st: MuStructure, x0: np.ndarray | None = None, iters
         The certified bounds and the scalings attaining them.
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return _dg_lbfgs(Z, st, x0, iters, full, tau)
+        tg = None if target is None else np.broadcast_to(np.asarray(target, float) ** 2,
+                                                          (Z.shape[0],))
+        return _dg_lbfgs(Z, st, x0, iters, full, tau, tg)
 
 
-def _dg_lbfgs(Z, st, x0, iters, full, tau):
+def _dg_lbfgs(Z, st, x0, iters, full, tau, tg=None):
     F, nv = Z.shape[0], (st.nT + st.nG) if full else (st.nd + st.nr)
     if st.N == 1 and st.all_real:  # exact: |z| if z is real, else 0
         return _scalar_real(Z[:, 0, 0]), np.ones((F, nv))
@@ -249,6 +257,10 @@ def _dg_lbfgs(Z, st, x0, iters, full, tau):
         p[bad], slope[bad] = -gr[bad] * gamma[bad, None], -(gr[bad] ** 2).sum(1) * gamma[bad]
         stop = frozen | (best <= 1e-12 * l0) | ~np.all(np.isfinite(p), 1) | \
             (np.abs(x).max(1) > 1e8)
+        if tg is not None:
+            stop |= best <= tg
+        if stop.all():  # nothing moves any more
+            break
         p[stop], slope[stop] = 0.0, 0.0
         a, act = np.minimum(1.0, 3 * a_prev), slope < 0
         xn, fn, gn, lmn = x.copy(), f.copy(), gr.copy(), lm.copy()
@@ -359,10 +371,11 @@ def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None,
     xd : ndarray, optional
         Diagonal scalings to warm-start from.
     unbounded_g : bool, optional
-        With real blocks, not repeated, also run the diagonal D-G steps, which let G grow
-        without bound (default False). Closer to μ where the optimum is at G → ∞ (rank-one
-        real μ: AB13MD measured 0.27 % above the closed form), but such scalings certify
-        only tiny frequency intervals, so the sweeps do not ask for them.
+        Without repeated blocks, also run 100 diagonal D-G steps, which let G grow without
+        bound (default False). Closer to μ where the optimum is at G → ∞ (rank-one real μ:
+        AB13MD measured 0.27 % above the closed form) and where AB13MD stops early (complex
+        blocks: up to 5.7e-7 above the optimal D scaling, measured), but such scalings
+        certify only tiny frequency intervals, so the sweeps do not ask for them.
 
     Returns
     -------
@@ -390,7 +403,8 @@ def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None,
         for P in st.pidx:
             g[P], U[np.ix_(P, P)] = np.linalg.eigh(Gt[np.ix_(P, P)])
         S = U.conj().T @ T
-    if unbounded_g and st.has_real and not st.repeated:  # AB13MD keeps G bounded (barrier)
+    if unbounded_g and not st.repeated:  # AB13MD keeps G bounded (barrier) and stops
+        # early (measured: up to 5.7e-7 above the optimal D scaling, complex blocks)
         _, xdd = dg_batch(Z[None], st, None if xd is None else xd[None], iters=100)
         cands.append(_diag_bound(_rounded_bound(xdd, Z, st), xdd[0], st))
     if st.repeated and st.N > AB13MD_MAX_N:  # AB13MD: seconds per call, no better (measured)
@@ -431,6 +445,52 @@ def upper_bound(Z: np.ndarray, st: MuStructure, xd: np.ndarray | None = None,
     return min(cands, key=lambda c: c.value)
 
 
+def real_eig_bound(M: np.ndarray) -> float:
+    """Upper bound on the real spectral radius ``ρ_R(M) = max{|λ| : λ real eigenvalue of M}``
+    (0 when M has none), from an enclosure of the eigenvalues that holds despite rounding.
+
+    ``ρ_R(M)`` is μ of one repeated real scalar block ``δ I`` (Packard & Doyle 1993,
+    §9.1). With the computed eigenvalues ``w`` and unit eigenvectors ``X``, the residual
+    ``R = M X − X diag(w)`` gives ``M = X diag(w) X⁻¹ + R X⁻¹`` exactly, so by Bauer–Fike
+    every eigenvalue of M lies within ``r = ‖X‖ ‖X⁻¹‖² ‖R‖`` of some ``w_i``. The rounding
+    of the computed ``R`` is bounded by ``γ(|M||X| + |X||w|)`` (γ = (n + 4) ε) and that of
+    ``σ_min(X)`` by ``2 n ε ‖X‖``; the radius is then doubled for the rounding of these few
+    norms. A real eigenvalue lies in a disc that meets the real axis (``|Im w_i| <= r``):
+    the bound is the largest ``|w_i| + r`` over those discs, and exactly 0 when none meets
+    it. It is of order ``n ε κ(X)² ‖M‖`` where μ = 0 (a singular M: the disc at 0), far
+    below the D-G bound there (``√(ε ‖H‖)``, the square root of the rounding of the
+    certificate's eigenvalue).
+
+    Parameters
+    ----------
+    M : ndarray (n, n)
+        A square complex matrix.
+
+    Returns
+    -------
+    float
+        The bound; ``inf`` when the eigenvectors are (numerically) dependent (a defective
+        M: no enclosure).
+    """
+    M = np.asarray(M, complex)
+    n = M.shape[0]
+    eps = np.finfo(float).eps
+    w, X = np.linalg.eig(M)
+    X = X / np.linalg.norm(X, axis=0)
+    R = M @ X - X * w[None, :]
+    gam = (n + 4) * eps
+    nR = np.linalg.norm(R) + gam * np.linalg.norm(np.abs(M) @ np.abs(X) +
+                                                  np.abs(X) * np.abs(w)[None, :])
+    sv = np.linalg.svd(X, compute_uv=False)
+    nX = np.linalg.norm(X)
+    smin = sv[-1] - 2 * n * eps * nX
+    if not (np.isfinite(nR) and smin > 0):
+        return np.inf
+    r = 2.0 * nX * nR / smin ** 2
+    near = np.abs(w.imag) <= r
+    return float(np.max(np.abs(w[near])) + r) if near.any() else 0.0
+
+
 def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
     """Upper bound on μ(M) from SLICOT AB13MD, with its D, G scalings.
 
@@ -449,12 +509,21 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
         as independent copies; with repeated blocks, full-block scalings are optimised
         first and AB13MD runs on the matrix transformed by them (module docstring); above
         a padded size of 16, AB13MD is skipped for them (seconds per call, no better).
-        With real blocks, not repeated, diagonal D-G steps with unbounded G are tried too
-        (exact on rank-one matrices to about 1e-8, where AB13MD stops 0.3 % above). M is
+        Without repeated blocks, diagonal D-G steps with unbounded G are tried too (exact
+        on rank-one matrices to about 1e-8, where AB13MD stops 0.3 % above; on two complex
+        scalars and a full block, within 1e-8 of the optimal D scaling where AB13MD stopped
+        up to 5.7e-7 above, measured). M is
         first divided by a power of two near its largest entry (``μ(cM) = |c| μ(M)``), so huge
         and tiny matrices are bounded as accurately as others. For one 1×1 real block,
         ``|M|`` when ``|Im M| <= 1e-7 |M|`` (a crossing of the real axis to rounding),
-        else 0.
+        else 0. For one repeated real scalar block (``δ I_n``, n > 1), μ(M) is the real
+        spectral radius ρ_R(M), bounded by an eigenvalue enclosure
+        (:func:`real_eig_bound`) when that is lower than the D-G bound (then ``method``
+        says so and D, G are None). Where μ = 0 (no real eigenvalue but 0) the bound is then
+        at most the enclosure radius, about ``8 n ε κ(X)² σ̄(M)`` (X: unit eigenvectors),
+        whatever the rounding; the D-G certificate alone can only reach the square root of
+        its eigenvalue's rounding there (measured: 0 to 1.3e-6 under unitary similarities
+        of one 2×2 matrix).
 
     Raises
     ------
@@ -477,6 +546,10 @@ def mu_upper(M: np.ndarray, blocks: Any) -> MuBound:
     M = st.check(M, stack=False)
     s = pow2_scale(M)
     b = upper_bound(st.pad(M / s), st, unbounded_g=True)
+    if len(st.blocks) == 1 and st.blocks[0].kind == "real" and st.N > 1:
+        r = real_eig_bound(M / s)  # one repeated real scalar: μ = ρ_R(M)
+        if r < b.value:
+            return MuBound(r * s, "upper", "real spectral radius (eigenvalue enclosure)")
     if not np.isfinite(b.value * s):
         raise ArgumentError(f"the μ upper bound of M, {b.value:.6g} x {s:.6g}, exceeds the "
                             "largest float: scale M")
