@@ -94,15 +94,9 @@ def energy(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndar
 def energy_terms(model: Tree, x: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Kinetic and potential energy [J], as computed: NaN or inf where they overflow.
 
-    What :func:`energy` returns, without its check of the result: the trim by energy
-    (:mod:`titop_lpv.analysis.trim_energy`) reads a non-finite potential as a rejected step.
-
-    The potential holds gravity, the joint springs (a spherical joint's ``½ k |θ|²``, θ the
-    rotation vector from its rest attitude), the loop-closure springs
-    (:mod:`titop_lpv.multibody.loops`), buoyancy and constant inertial-frame forces (``−F · r``).
-    Constant torques and body-frame loads have no potential and are not included; with
-    them, the total is not conserved. Damping loads dissipate: with them (and no other
-    non-conservative load) the total decreases.
+    What :func:`energy` returns (the same terms: see there), without its check of the
+    result: the trim by energy (:mod:`titop_lpv.analysis.trim_energy`) reads a non-finite
+    potential as a rejected step.
 
     Parameters
     ----------
