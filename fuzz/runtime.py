@@ -27,19 +27,17 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import signal
 import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import control
 import numpy as np
+from campaign import print_table, run  # fuzz/campaign.py, beside this file
 
 import titop_lpv as tl
-from titop_lpv.exceptions import TitopError
 
 ROOT = Path(__file__).resolve().parents[1]
 NAN, INF = math.nan, math.inf
@@ -47,14 +45,6 @@ NAN, INF = math.nan, math.inf
 SCALARS: list[Any] = [NAN, INF, -INF, 1e300, -1e300, 1e25, 0.0, -1.0, 1e-300, "abc", None,
                       True, 1 + 2j, [], {}, [1.0, 2.0], object(), -5, 10**400]
 NAMES: list[Any] = [[1], [None], ["nope"], 5, "abc", [["slider_tau"]], [1.5], [b"x"], {}]
-
-
-class Hang(BaseException):
-    """The per-call alarm fired (a BaseException: library code cannot swallow it)."""
-
-
-def _alarm(signum: int, frame: Any) -> None:
-    raise Hang
 
 
 def spring_model() -> tl.Model:
@@ -305,37 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     camp = Campaign(args.seed)
-    signal.signal(signal.SIGALRM, _alarm)
-    counts: Counter[str] = Counter()
-    per_fn: dict[str, Counter[str]] = {}
-    foreign: Counter[str] = Counter()
-    for _ in range(args.calls):
-        name, thunk = camp.call()
-        signal.setitimer(signal.ITIMER_REAL, args.timeout)
-        try:
-            result = thunk()
-            outcome = "non-finite" if non_finite(result) else "returned"
-        except Hang:
-            outcome = "hung"
-        except TitopError:
-            outcome = "typed"
-        except Exception as err:  # the campaign counts every foreign error
-            outcome = "foreign"
-            foreign[f"{name}: {site(err)}"] += 1
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        counts[outcome] += 1
-        per_fn.setdefault(name, Counter())[outcome] += 1
-    cols = ("typed", "foreign", "returned", "non-finite", "hung")
-    print(f"{'function':<14} {'calls':>6} " + " ".join(f"{c:>10}" for c in cols))
-    for name in sorted(per_fn):
-        c = per_fn[name]
-        print(f"{name:<14} {sum(c.values()):>6} " + " ".join(f"{c[k]:>10}" for k in cols))
-    print(f"{'total':<14} {sum(counts.values()):>6} " + " ".join(f"{counts[k]:>10}"
-                                                              for k in cols))
-    print(f"\ndistinct foreign sites: {len(foreign)}")
-    for s, n in foreign.most_common():
-        print(f"  {n:4d}  {s}")
+    counts, per, foreign = run(args.calls, camp.call, args.timeout, non_finite, site)
+    print_table("function", counts, per, foreign)
     return 0
 
 

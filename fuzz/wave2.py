@@ -38,12 +38,10 @@ import json
 import math
 import random
 import re
-import signal
 import sys
 import tempfile
 import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,18 +56,11 @@ from titop_lpv.cli.main import main as cli_main
 from titop_lpv.exceptions import TitopError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from campaign import Hang, print_table, run  # fuzz/campaign.py, beside this file
 from model import mutate, seeds  # fuzz/model.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "examples").glob("*.toml"))
-
-
-class Hang(BaseException):
-    """The per-call alarm fired (a BaseException: library code cannot swallow it)."""
-
-
-def _alarm(signum: int, frame: Any) -> None:
-    raise Hang
 
 
 # --------------------------------------------------------------------------- URDF text
@@ -401,42 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
-    signal.signal(signal.SIGALRM, _alarm)
-    counts: Counter[str] = Counter()
-    per: dict[str, Counter[str]] = {}
-    foreign: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as tmpdir:
         camp = Campaign(args.seed, Path(tmpdir))
-        for _ in range(args.calls):
-            name, thunk = camp.call()
-            signal.setitimer(signal.ITIMER_REAL, args.timeout)
-            try:
-                result = thunk()
-                outcome = "non-finite" if non_finite(result) else "returned"
-            except Hang:
-                outcome = "hung"
-                foreign[f"{name}: hung"] += 1
-            except TitopError:
-                outcome = "typed"
-            except Exception as err:  # the campaign counts every foreign error
-                outcome = "foreign"
-                foreign[f"{name}: {site(err)}"] += 1
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            counts[outcome] += 1
-            per.setdefault(name, Counter())[outcome] += 1
-    cols = ("typed", "foreign", "returned", "non-finite", "hung")
+        counts, per, foreign = run(args.calls, camp.call, args.timeout, non_finite, site,
+                                   list_hangs=True)
     print(f"package: {Path(tl.__file__).parent}")
     print(f"wave-2 fuzz campaign: seed {args.seed}, {args.calls} calls")
-    print(f"{'section':<20} {'calls':>6} " + " ".join(f"{c:>10}" for c in cols))
-    for name in sorted(per):
-        c = per[name]
-        print(f"{name:<20} {sum(c.values()):>6} " + " ".join(f"{c[k]:>10}" for k in cols))
-    print(f"{'total':<20} {sum(counts.values()):>6} " + " ".join(f"{counts[k]:>10}"
-                                                                 for k in cols))
-    print(f"\ndistinct foreign sites and hangs: {len(foreign)}")
-    for s, n in foreign.most_common():
-        print(f"  {n:4d}  {s}")
+    print_table("section", counts, per, foreign, "distinct foreign sites and hangs")
     return 0
 
 
