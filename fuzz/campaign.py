@@ -3,9 +3,12 @@ each call's outcome and the outcome table (``runtime.py`` and ``wave2.py``)."""
 
 from __future__ import annotations
 
+import argparse
 import signal
+import traceback
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from titop_lpv.exceptions import TitopError
@@ -19,6 +22,53 @@ class Hang(BaseException):
 
 def _alarm(signum: int, frame: Any) -> None:
     raise Hang
+
+
+def arguments(doc: str, argv: list[str] | None, timeout: float) -> argparse.Namespace:
+    """The options every campaign takes: ``--calls``, ``--seed`` and ``--timeout`` [s].
+
+    Parameters
+    ----------
+    doc : str
+        The campaign's module docstring (its first line describes the command).
+    argv : list of str or None
+        The command line (None: ``sys.argv``).
+    timeout : float
+        Default per-call time limit [s].
+
+    Returns
+    -------
+    argparse.Namespace
+    """
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--timeout", type=float, default=timeout)
+    return ap.parse_args(argv)
+
+
+def site(err: BaseException, message: bool = False) -> str:
+    """The innermost frame inside titop_lpv (or the last frame) of an exception.
+
+    Parameters
+    ----------
+    err : BaseException
+        The exception.
+    message : bool
+        Append the first 80 characters of its message.
+
+    Returns
+    -------
+    str
+        ``"<type> at <file>:<line>"`` (``": <message>"``).
+    """
+    frames = traceback.extract_tb(err.__traceback__)
+    ours = [f for f in frames if "titop_lpv" in f.filename]
+    if not (ours or frames):
+        return f"{type(err).__name__} at ?"
+    f = (ours or frames)[-1]
+    text = f"{type(err).__name__} at {Path(f.filename).name}:{f.lineno}"
+    return f"{text}: {str(err)[:80]}" if message else text
 
 
 def run(calls: int, next_call: Callable[[], tuple[str, Callable[[], Any]]], timeout: float,

@@ -24,10 +24,8 @@ frame) of the foreign exceptions are listed. Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
-import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +33,7 @@ from typing import Any
 
 import control
 import numpy as np
-from campaign import print_table, run  # fuzz/campaign.py, beside this file
+from campaign import arguments, print_table, run, site  # fuzz/campaign.py, beside this file
 
 import titop_lpv as tl
 
@@ -276,22 +274,9 @@ def non_finite(result: Any) -> bool:
     return False
 
 
-def site(err: BaseException) -> str:
-    """Innermost frame inside titop_lpv (or the last frame) of an exception."""
-    frames = traceback.extract_tb(err.__traceback__)
-    ours = [f for f in frames if "titop_lpv" in f.filename]
-    f = (ours or frames)[-1]
-    where = f"{Path(f.filename).name}:{f.lineno}" if f else "?"
-    return f"{type(err).__name__} at {where}"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the campaign and print the outcome table."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=12)
-    ap.add_argument("--timeout", type=float, default=3.0)
-    args = ap.parse_args(argv)
+    args = arguments(__doc__, argv, timeout=3.0)
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     camp = Campaign(args.seed)

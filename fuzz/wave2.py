@@ -31,7 +31,6 @@ hung (over the per-call alarm). Usage::
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -40,7 +39,6 @@ import random
 import re
 import sys
 import tempfile
-import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +54,8 @@ from titop_lpv.cli.main import main as cli_main
 from titop_lpv.exceptions import TitopError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from campaign import Hang, print_table, run  # fuzz/campaign.py, beside this file
+from campaign import Hang, arguments, print_table, run  # fuzz/campaign.py, beside this file
+from campaign import site as campaign_site
 from model import mutate, seeds  # fuzz/model.py, beside this file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -377,19 +376,12 @@ def site(err: BaseException) -> str:
     """Innermost frame inside titop_lpv (or the last frame) of an exception."""
     if isinstance(err, CliForeignError):
         return str(err)
-    frames = traceback.extract_tb(err.__traceback__)
-    ours = [f for f in frames if "titop_lpv" in f.filename]
-    f = (ours or frames)[-1]
-    return f"{type(err).__name__} at {Path(f.filename).name}:{f.lineno}: {str(err)[:80]}"
+    return campaign_site(err, message=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the campaign and print the outcome table."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=12)
-    ap.add_argument("--timeout", type=float, default=20.0)
-    args = ap.parse_args(argv)
+    args = arguments(__doc__, argv, timeout=20.0)
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory() as tmpdir:
